@@ -217,6 +217,8 @@ fn human_value(key: &str, value: &Value) -> String {
     let Some(number) = value.as_f64() else {
         return match value {
             Value::String(s) => s.clone(),
+            Value::Null => "n/a".into(),
+            Value::Array(rows) => format!("{} rows (shown above)", rows.len()),
             other => other.to_string(),
         };
     };
@@ -228,6 +230,8 @@ fn human_value(key: &str, value: &Value) -> String {
         human_duration_ns(number * 1e6)
     } else if key.ends_with("_kib") {
         human_kib(number)
+    } else if key.ends_with("_bytes") && number >= 1024.0 {
+        human_kib(number / 1024.0)
     } else if key.ends_with("_per_sec") {
         format!("{}/s", group_thousands(number))
     } else if key.ends_with("_ratio") || key.contains("_ratio_") {
