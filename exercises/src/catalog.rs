@@ -81,6 +81,39 @@ pub const EXERCISES: &[Exercise] = &[
                `Err`, the sender is gone and the queue is empty: return. In `drop`, drop \
                the sender first, then join every worker.",
     },
+    Exercise {
+        name: "ch02_switch_cost",
+        title: "the median cost of a switch from ping-pong runs, trusting only runs that switched",
+        hint: "Check the input first: empty slice -> NoRuns; `position` of a run with zero \
+               round trips -> EmptyRun { index }. Then `filter` the runs whose switches are at \
+               least 1.5 x round_trips (compare as f64), `map` each to \
+               `elapsed.as_nanos() as f64 / (2 * round_trips) as f64`, and collect. Sort the \
+               costs with `sort_by(f64::total_cmp)`; the median is the middle element, or the \
+               mean of the two middle ones when the count is even.",
+    },
+    Exercise {
+        name: "ch02_pin",
+        title: "pin the calling thread to one CPU with sched_setaffinity",
+        hint: "Start from `let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };` (an \
+               all-zero set is valid and empty). The set holds \
+               `8 * size_of::<libc::cpu_set_t>()` CPUs: check `cpu` against that before \
+               `libc::CPU_SET(cpu, &mut set)`. Call \
+               `libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set)`; pid 0 is the \
+               calling thread; a non-zero result means `io::Error::last_os_error()`. For \
+               `allowed_cpus`, fill the set with `sched_getaffinity` and keep every index for \
+               which `libc::CPU_ISSET(i, &set)` is true.",
+    },
+    Exercise {
+        name: "ch02_green_yield",
+        title: "the green-thread yield: pick the next ready fiber and switch to it",
+        hint: "`next_ready`: for offsets 1..n, look at `(current + offset) % n` and return the \
+               first index whose state is Ready. `switch_to_next`: open an `unsafe` block that \
+               borrows `let s = &mut *scheduler;`, finds `next` (return false if None), sets \
+               `s.slots[current].state = leaving_as`, `s.slots[next].state = State::Running`, \
+               `s.current = next`, and returns two raw pointers: `&raw mut (*base.add(current)).context` \
+               and `&raw const (*base.add(next)).context` with `let base = s.slots.as_mut_ptr();`. \
+               Only after that block has ended, call `context::switch(from, to)` and return true.",
+    },
 ];
 
 /// The exercise called `name`.

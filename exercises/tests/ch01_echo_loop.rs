@@ -2,7 +2,7 @@
 
 #[cfg_attr(not(feature = "solutions"), path = "../ch01/echo_loop.rs")]
 #[cfg_attr(feature = "solutions", path = "../solutions/ch01/echo_loop.rs")]
-#[allow(dead_code, unused_variables)]
+#[allow(dead_code, unused_variables, unused_imports)]
 mod echo_loop;
 
 mod ch01_echo_loop {

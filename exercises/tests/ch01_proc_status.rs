@@ -2,7 +2,7 @@
 
 #[cfg_attr(not(feature = "solutions"), path = "../ch01/proc_status.rs")]
 #[cfg_attr(feature = "solutions", path = "../solutions/ch01/proc_status.rs")]
-#[allow(dead_code, unused_variables)]
+#[allow(dead_code, unused_variables, unused_imports)]
 mod proc_status;
 
 mod ch01_proc_status {

@@ -2,7 +2,7 @@
 
 #[cfg_attr(not(feature = "solutions"), path = "../ch01/thread_pool.rs")]
 #[cfg_attr(feature = "solutions", path = "../solutions/ch01/thread_pool.rs")]
-#[allow(dead_code, unused_variables)]
+#[allow(dead_code, unused_variables, unused_imports)]
 mod thread_pool;
 
 mod ch01_thread_pool {
