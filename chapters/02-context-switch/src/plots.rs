@@ -26,12 +26,21 @@ pub fn cache_sweep(
 ) -> io::Result<()> {
     let root = SVGBackend::new(path, (800, 480)).into_drawing_area();
     root.fill(&WHITE).map_err(to_io)?;
-    let x_max = points.iter().map(|p| p.working_set_kib).max().unwrap_or(1) as f64;
+    // The x axis is log2 of the working set in KiB, so every doubling is one
+    // tick and the labels read 4 KiB, 8 KiB, ... 32 MiB.
+    let log2 = |kib: f64| kib.max(1.0).log2();
+    let x_max = log2(points.iter().map(|p| p.working_set_kib).max().unwrap_or(1) as f64);
     let y_max = points
         .iter()
         .map(|p| p.ns_per_access_after_switch.max(p.ns_per_access_no_switch))
         .fold(1.0, f64::max)
-        * 1.15;
+        * 1.5;
+    let y_min = points
+        .iter()
+        .map(|p| p.ns_per_access_after_switch.min(p.ns_per_access_no_switch))
+        .fold(f64::MAX, f64::min)
+        .clamp(0.1, 1.0)
+        / 1.5;
     let mut chart = ChartBuilder::on(&root)
         .caption(
             format!("Cost of a memory access after a context switch ({machine})"),
@@ -40,25 +49,35 @@ pub fn cache_sweep(
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(60)
-        .build_cartesian_2d((2.0f64..x_max * 1.5).log_scale(), 0.0..y_max)
+        .build_cartesian_2d(1.5f64..x_max + 0.5, (y_min..y_max).log_scale())
         .map_err(to_io)?;
     chart
         .configure_mesh()
-        .x_desc("working set of each thread (KiB, log scale)")
-        .y_desc("ns per access (pointer chase)")
-        .x_label_formatter(&|x| format!("{}", x.round()))
+        .x_desc("working set of each thread (log scale)")
+        .y_desc("ns per access (pointer chase, log scale)")
+        .x_labels((x_max as usize).max(2))
+        .x_label_formatter(&|x| {
+            chapter_01::console::human_kib(x.round().exp2())
+                .replace(".00 ", " ")
+                .replace(".0 ", " ")
+        })
+        .y_label_formatter(&|y| format!("{y}"))
         .draw()
         .map_err(to_io)?;
     for &(level, kib) in caches_kib {
-        let x = kib as f64;
+        let x = log2(kib as f64);
+        let color = RGBColor(0, 130, 60);
         chart
             .draw_series(LineSeries::new(
-                [(x, 0.0), (x, y_max)],
-                ShapeStyle::from(&BLACK.mix(0.3)).stroke_width(1),
+                [(x, y_min), (x, y_max)],
+                color.stroke_width(2),
             ))
             .map_err(to_io)?
-            .label(format!("L{level}: {kib} KiB"))
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], BLACK.mix(0.3)));
+            .label(format!(
+                "L{level} cache: {}",
+                chapter_01::console::human_kib(kib as f64)
+            ))
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
     }
     let series = [
         ("after a switch", RED, true),
@@ -73,7 +92,7 @@ pub fn cache_sweep(
                 } else {
                     p.ns_per_access_no_switch
                 };
-                (p.working_set_kib as f64, y)
+                (log2(p.working_set_kib as f64), y)
             })
             .collect();
         chart
@@ -129,7 +148,8 @@ pub fn switch_costs(path: &Path, costs: &[(&str, f64)], machine: &str) -> io::Re
                 String::new()
             }
         })
-        .x_desc("nanoseconds (log scale)")
+        .x_desc("time per switch (log scale)")
+        .x_label_formatter(&|x| chapter_01::console::human_duration_ns(*x))
         .draw()
         .map_err(to_io)?;
     chart
