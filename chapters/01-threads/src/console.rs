@@ -180,6 +180,13 @@ impl Report {
         self
     }
 
+    /// Drops every figure whose key starts with `prefix` (the demos drop
+    /// each part's `machine_` keys and add them once at the end).
+    pub fn remove_prefixed(&mut self, prefix: &str) -> &mut Report {
+        self.fields.retain(|f| !f.key.starts_with(prefix));
+        self
+    }
+
     /// The value recorded under `key`, if any.
     pub fn get(&self, key: &str) -> Option<&Value> {
         self.fields.iter().find(|f| f.key == key).map(|f| &f.value)

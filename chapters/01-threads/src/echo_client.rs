@@ -3,8 +3,10 @@
 //! Each connection runs on its own thread, written as plainly as the server:
 //! connect, then for each message write it all, read the echo back in full,
 //! and compare it with the [pattern](crate::pattern) this connection sent.
-//! All connections first connect and wait at a [`Gate`], so the server really
-//! holds `connections` clients at the same moment before any byte flows.
+//! Each connection first connects and echoes one message, which proves the
+//! server has accepted it and serves it, then waits at a [`Gate`]; so the
+//! server really holds `connections` clients at the same moment before the
+//! rest of the bytes flow.
 //!
 //! Two rules keep a blocking client from hanging or deadlocking:
 //!
@@ -30,8 +32,10 @@ use std::time::{Duration, Instant};
 use crate::gate::Gate;
 use crate::pattern::PatternStream;
 
+// ANCHOR: max_message
 /// The largest message the blocking client sends (see the module docs).
 pub const MAX_MESSAGE_BYTES: usize = 64 * 1024;
+// ANCHOR_END: max_message
 
 /// What the client does.
 #[derive(Debug, Clone, Copy)]
@@ -79,6 +83,8 @@ pub struct ClientReport {
     pub first_error: Option<String>,
     /// From opening the gate to the last connection finishing.
     pub elapsed: Duration,
+    /// Messages sent after the gate opened, in `elapsed`.
+    pub timed_messages: u64,
 }
 
 /// What one connection did.
@@ -122,6 +128,7 @@ pub fn run(addr: SocketAddr, config: ClientConfig) -> ClientReport {
         let result = handle.join().expect("a client thread does not panic");
         report.connections += u64::from(result.connected);
         report.messages += result.messages;
+        report.timed_messages += result.messages.saturating_sub(1);
         report.bytes_verified += result.verified;
         report.mismatches += result.mismatches;
         if let Some(err) = result.error {
@@ -133,25 +140,27 @@ pub fn run(addr: SocketAddr, config: ClientConfig) -> ClientReport {
     report
 }
 
-/// One connection's life: connect, wait at the gate, exchange, close.
+/// One connection's life: connect, first echo, wait at the gate, the rest of
+/// the exchange, close.
 fn connection(addr: SocketAddr, seed: u64, config: ClientConfig, gate: &Gate) -> ConnectionResult {
     let mut result = ConnectionResult::default();
-    let stream = TcpStream::connect_timeout(&addr, config.timeout).and_then(|stream| {
+    let mut arrived = false;
+    let outcome = TcpStream::connect_timeout(&addr, config.timeout).and_then(|stream| {
         stream.set_read_timeout(Some(config.timeout))?;
         stream.set_write_timeout(Some(config.timeout))?;
         stream.set_nodelay(true)?;
-        Ok(stream)
+        result.connected = true;
+        exchange(stream, seed, config, &mut result, || {
+            gate.arrive_and_wait();
+            arrived = true;
+        })
     });
     // Arrive even after a failure, so the spawner's count adds up.
-    gate.arrive_and_wait();
-    match stream {
-        Ok(stream) => {
-            result.connected = true;
-            if let Err(err) = exchange(stream, seed, config, &mut result) {
-                result.error = Some(err);
-            }
-        }
-        Err(err) => result.error = Some(err),
+    if !arrived {
+        gate.arrive_and_wait();
+    }
+    if let Err(err) = outcome {
+        result.error = Some(err);
     }
     result
 }
@@ -162,12 +171,13 @@ fn exchange(
     seed: u64,
     config: ClientConfig,
     result: &mut ConnectionResult,
+    mut all_connected: impl FnMut(),
 ) -> io::Result<()> {
     let mut sent = PatternStream::new(seed);
     let mut expected = PatternStream::new(seed);
     let mut message = vec![0u8; config.message_bytes];
     let mut echo = vec![0u8; config.message_bytes];
-    for _ in 0..config.messages {
+    for i in 0..config.messages {
         sent.fill(&mut message);
         stream.write_all(&message)?;
         stream.read_exact(&mut echo)?;
@@ -175,6 +185,11 @@ fn exchange(
         result.mismatches += wrong;
         result.verified += echo.len() as u64 - wrong;
         result.messages += 1;
+        if i == 0 {
+            // One echo proves the server has accepted us and serves us. Now
+            // wait until every other connection can say the same.
+            all_connected();
+        }
     }
     // Half-close: no more requests. The server must answer with its own
     // close, and must not send anything we did not ask for.

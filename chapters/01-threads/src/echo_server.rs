@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
+// ANCHOR: constants
 /// Bytes each connection thread reads at a time. The buffer lives on the
 /// thread's stack, so it is part of what each connection costs in memory.
 pub const READ_BUFFER_BYTES: usize = 8 * 1024;
@@ -34,6 +35,7 @@ pub const READ_BUFFER_BYTES: usize = 8 * 1024;
 /// descriptors or threads: long enough not to spin, short enough to resume
 /// quickly when connections close.
 const ACCEPT_BACKOFF: Duration = Duration::from_millis(20);
+// ANCHOR_END: constants
 
 /// Counters the server keeps, readable while it runs.
 #[derive(Debug, Default)]
@@ -85,11 +87,17 @@ pub struct EchoServer {
 impl EchoServer {
     /// Binds the listening socket.
     pub fn bind(addr: impl ToSocketAddrs) -> io::Result<EchoServer> {
-        Ok(EchoServer {
-            listener: TcpListener::bind(addr)?,
+        Ok(EchoServer::from_listener(TcpListener::bind(addr)?))
+    }
+
+    /// Serves on a listener made elsewhere (Chapter 3 makes one with a larger
+    /// accept backlog than `TcpListener::bind` asks for).
+    pub fn from_listener(listener: TcpListener) -> EchoServer {
+        EchoServer {
+            listener,
             stack_bytes: None,
             stats: Arc::default(),
-        })
+        }
     }
 
     /// Gives each connection thread a stack of `bytes` instead of Rust's
@@ -134,6 +142,7 @@ impl EchoServer {
     }
 
     // ANCHOR: accept_loop
+    // ANCHOR: accept
     fn accept_loop(self, stop: &AtomicBool) -> io::Result<()> {
         while !stop.load(Ordering::Acquire) {
             let stream = match self.listener.accept() {
@@ -157,7 +166,9 @@ impl EchoServer {
         }
         Ok(())
     }
+    // ANCHOR_END: accept
 
+    // ANCHOR: spawn_thread
     fn serve_on_new_thread(&self, stream: TcpStream) {
         let stats = Arc::clone(&self.stats);
         let mut builder = thread::Builder::new();
@@ -188,6 +199,7 @@ impl EchoServer {
             thread::sleep(ACCEPT_BACKOFF);
         }
     }
+    // ANCHOR_END: spawn_thread
     // ANCHOR_END: accept_loop
 }
 

@@ -268,7 +268,7 @@ pub fn echo(console: &Console, bind: SocketAddr, client: ClientConfig) -> Outcom
     let refused = stats.refused();
     server.stop()?;
 
-    let msgs_per_sec = result.messages as f64 / result.elapsed.as_secs_f64().max(1e-9);
+    let msgs_per_sec = result.timed_messages as f64 / result.elapsed.as_secs_f64().max(1e-9);
     console.say(format!(
         "  {} bytes verified, {} mismatched, {} connection errors; the server ran {} connection threads at once; {:.0} messages/s",
         result.bytes_verified, result.mismatches, result.errors, peak_threads, msgs_per_sec

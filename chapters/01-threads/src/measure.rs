@@ -74,6 +74,7 @@ impl Samples {
     }
 }
 
+// ANCHOR: time_each
 /// Runs `f` `warmup` times untimed, then `runs` times timed one by one.
 ///
 /// Use it when one call takes at least a few microseconds (a thread spawn, a
@@ -92,6 +93,7 @@ pub fn time_each<T>(warmup: usize, runs: usize, mut f: impl FnMut() -> T) -> Sam
     }
     Samples::from_ns(ns)
 }
+// ANCHOR_END: time_each
 
 /// Times `batches` batches of `per_batch` calls each and returns the time
 /// per call of every batch, so the clock's own cost is spread over the batch.

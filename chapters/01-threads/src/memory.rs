@@ -157,6 +157,7 @@ pub fn with_parked_threads<R>(
 }
 // ANCHOR_END: park
 
+// ANCHOR: arenas
 /// Creates every malloc arena the allocator will ever make, so they are not
 /// mistaken for the cost of the threads we measure. Returns the virtual memory
 /// this added, in KiB (0 once arenas exist).
@@ -174,6 +175,7 @@ pub fn warm_up_allocator() -> Result<u64, MemoryError> {
     let after = ProcStatus::current()?;
     Ok(after.vm_size_kib.saturating_sub(before.vm_size_kib))
 }
+// ANCHOR_END: arenas
 
 // ANCHOR: measure
 /// Parks `count` idle threads with `stack_bytes` stacks and measures how the

@@ -84,6 +84,7 @@ impl ProcStatus {
         ProcStatus::read(&format!("/proc/{pid}"))
     }
 
+    // ANCHOR: per_thread
     fn read(proc_dir: &str) -> Result<ProcStatus, StatusError> {
         let mut status = ProcStatus::parse(&fs::read_to_string(format!("{proc_dir}/status"))?)?;
         let (mut voluntary, mut involuntary) = (0, 0);
@@ -101,6 +102,7 @@ impl ProcStatus {
         status.involuntary_switches = involuntary;
         Ok(status)
     }
+    // ANCHOR_END: per_thread
 
     /// The (voluntary, involuntary) switch counters of one status text.
     fn parse_switches(text: &str) -> Result<(u64, u64), StatusError> {
@@ -111,7 +113,7 @@ impl ProcStatus {
     }
 
     /// Parses the text of a status file.
-    // ANCHOR: parse
+    // ANCHOR: parse_fn
     pub fn parse(text: &str) -> Result<ProcStatus, StatusError> {
         Ok(ProcStatus {
             vm_size_kib: field(text, "VmSize")?,
@@ -122,8 +124,10 @@ impl ProcStatus {
             involuntary_switches: field(text, "nonvoluntary_ctxt_switches")?,
         })
     }
+    // ANCHOR_END: parse_fn
 }
 
+// ANCHOR: field
 /// The first number on the line `name:` of a `/proc` text file.
 fn field(text: &str, name: &'static str) -> Result<u64, StatusError> {
     text.lines()
@@ -131,7 +135,7 @@ fn field(text: &str, name: &'static str) -> Result<u64, StatusError> {
         .and_then(|rest| rest.split_whitespace().next()?.parse().ok())
         .ok_or(StatusError::Field(name))
 }
-// ANCHOR_END: parse
+// ANCHOR_END: field
 
 /// Kernel memory used for the kernel-side stacks of every thread on the
 /// machine, in KiB (`KernelStack` in `/proc/meminfo`). Each thread has one

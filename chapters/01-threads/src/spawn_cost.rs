@@ -85,6 +85,7 @@ pub fn measure(config: SpawnConfig, mut step: impl FnMut()) -> io::Result<SpawnC
     let fork = try_time_each(warmup, runs, fork_and_wait)?;
     step();
 
+    // ANCHOR: large_parent
     let fork_large = {
         // Touch every page so it is resident: fork must copy its page-table
         // entries. Dropped after the measurement.
@@ -92,6 +93,7 @@ pub fn measure(config: SpawnConfig, mut step: impl FnMut()) -> io::Result<SpawnC
         std::hint::black_box(&ballast);
         try_time_each(warmup / 5 + 1, runs / 5 + 1, fork_and_wait)?
     };
+    // ANCHOR_END: large_parent
     step();
 
     let program = trivial_program()?;
