@@ -114,6 +114,36 @@ pub const EXERCISES: &[Exercise] = &[
                and `&raw const (*base.add(next)).context` with `let base = s.slots.as_mut_ptr();`. \
                Only after that block has ended, call `context::switch(from, to)` and return true.",
     },
+    Exercise {
+        name: "ch03_histogram",
+        title: "percentiles from a latency histogram with bounded relative error",
+        hint: "`record` is one line: `self.counts[bucket_of(value)] += 1`. `count` is the sum \
+               of `counts`. For a percentile: return None when the count is 0; clamp p to \
+               0..=100; rank = `(p / 100.0 * count as f64).ceil() as u64`, then \
+               `.clamp(1, count)`. Walk `counts` with `enumerate()`, keep a running total, and \
+               return `Some(bucket_high(index))` at the first bucket where the total reaches \
+               the rank.",
+    },
+    Exercise {
+        name: "ch03_source_plan",
+        title: "spread connections over loopback source addresses",
+        hint: "Turn the address into a number: `u32::from(first)`; the next address is `+ 1`, \
+               and `Ipv4Addr::from(n)` turns it back. Loop until you have \
+               `connections.div_ceil(per_source).max(1)` addresses: check \
+               `addr.is_loopback()` (127.0.0.0/8) or fail, skip it if \
+               `addr.octets()[3]` is 0 or 255, and use `checked_add(1)` so the very last \
+               address cannot wrap around. `source_for` is `addresses[index % addresses.len()]`.",
+    },
+    Exercise {
+        name: "ch03_verify_echo",
+        title: "a verifying reader that finds where an echo went wrong",
+        hint: "Keep a `PatternStream::new(seed)` and two buffers. Loop while fewer than \
+               `expected` bytes are checked: read into `got[..room]` where room is the smaller \
+               of the buffer and what is left (so you never read too far); `Ok(0)` is \
+               UnexpectedEof; retry Interrupted. Then `pattern.fill(&mut want[..n])` gives the \
+               expected bytes at the same offsets: compare them pairwise, count differences \
+               and record the first offset with `get_or_insert(checked_so_far + i)`.",
+    },
 ];
 
 /// The exercise called `name`.

@@ -36,14 +36,21 @@ pub fn parse_args<T: Parser>() -> T {
             std::process::exit(0);
         }
         Err(err) => {
-            let rendered = err.render().to_string();
-            let first = rendered
-                .lines()
-                .find(|line| !line.trim().is_empty())
-                .unwrap_or("error: invalid arguments");
-            eprintln!("{first} (see --help)");
+            eprintln!("{} (see --help)", first_line(&err.render().to_string()));
             std::process::exit(2);
         }
+    }
+}
+
+/// The line of a clap error that names the problem. When it ends with a
+/// colon ("the following required arguments were not provided:"), the next
+/// line, which names the argument, is joined to it.
+fn first_line(rendered: &str) -> String {
+    let mut lines = rendered.lines().map(str::trim).filter(|l| !l.is_empty());
+    let first = lines.next().unwrap_or("error: invalid arguments");
+    match (first.strip_suffix(':'), lines.next()) {
+        (Some(head), Some(next)) if !next.starts_with("Usage:") => format!("{head}: {next}"),
+        _ => first.to_string(),
     }
 }
 
@@ -326,6 +333,21 @@ mod tests {
         assert!(table.contains("1.50 µs"), "{table}");
         assert!(table.contains("2.00 MiB"), "{table}");
         assert!(table.contains("1,234,567"), "{table}");
+    }
+
+    #[test]
+    fn a_clap_error_becomes_one_line() {
+        let missing = "error: the following required arguments were not provided:\n  \
+                       --addr <ADDR>\n\nUsage: chapter-03 load --addr <ADDR>\n";
+        assert_eq!(
+            first_line(missing),
+            "error: the following required arguments were not provided: --addr <ADDR>"
+        );
+        let unknown = "error: unexpected argument '--x' found\n\nUsage: chapter-01\n";
+        assert_eq!(
+            first_line(unknown),
+            "error: unexpected argument '--x' found"
+        );
     }
 
     #[test]
