@@ -127,13 +127,14 @@ impl Errors {
 /// One worker's tally.
 #[derive(Debug, Clone)]
 pub struct WorkerStats {
-    /// Round-trip latency of every echoed message, in ns.
+    /// Round-trip latency of every message echoed during the load phase, in
+    /// ns (the priming echoes are not counted: see `reset_latencies`).
     pub latency_ns: Histogram<u64>,
     /// How late each message started to be written, against its intended
     /// time, in ns. Large values mean the generator itself fell behind
     /// (starved of CPU, say), not the server.
     pub send_lag_ns: Histogram<u64>,
-    /// Messages whose echo came back complete.
+    /// Messages whose echo came back complete, priming included.
     pub messages: u64,
     /// Echoed bytes that matched what was sent.
     pub bytes_verified: u64,
@@ -167,6 +168,15 @@ impl WorkerStats {
         let ns = (latency.as_nanos() as u64).clamp(1, MAX_LATENCY_NS);
         self.latency_ns.saturating_record(ns);
         self.messages += 1;
+    }
+
+    /// Forgets the latencies recorded so far. Called when the load starts:
+    /// the priming echoes of the connect phase queue up behind thousands of
+    /// handshakes and would otherwise fill the tail of the distribution with
+    /// connection setup, not with the server's service.
+    pub fn reset_latencies(&mut self) {
+        self.latency_ns.reset();
+        self.send_lag_ns.reset();
     }
 
     /// Records how late a message started to be written.

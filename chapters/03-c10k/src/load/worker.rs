@@ -187,6 +187,7 @@ impl Worker<'_> {
 
     fn start_load(&mut self, now: Instant) {
         self.load_started = true;
+        self.stats.reset_latencies();
         match self.config.rate {
             // Open loop: messages are handed out on a schedule.
             Some(_) => self.next_due = Some(now),
