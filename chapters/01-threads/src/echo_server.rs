@@ -81,6 +81,7 @@ impl ServerStats {
 pub struct EchoServer {
     listener: TcpListener,
     stack_bytes: Option<usize>,
+    max_connections: Option<u64>,
     stats: Arc<ServerStats>,
 }
 
@@ -96,6 +97,7 @@ impl EchoServer {
         EchoServer {
             listener,
             stack_bytes: None,
+            max_connections: None,
             stats: Arc::default(),
         }
     }
@@ -104,6 +106,15 @@ impl EchoServer {
     /// default (Chapter 3 measures what that changes).
     pub fn stack_size(mut self, bytes: usize) -> EchoServer {
         self.stack_bytes = Some(bytes);
+        self
+    }
+
+    /// Serves at most `n` connections at once; the next ones are accepted
+    /// and closed at once. Chapter 3 sets it below the number of threads the
+    /// process can start: past that, thread creation fails inside the
+    /// standard library in a way that aborts the whole process.
+    pub fn max_connections(mut self, n: u64) -> EchoServer {
+        self.max_connections = Some(n);
         self
     }
 
@@ -171,6 +182,14 @@ impl EchoServer {
     // ANCHOR: spawn_thread
     fn serve_on_new_thread(&self, stream: TcpStream) {
         let stats = Arc::clone(&self.stats);
+        if self
+            .max_connections
+            .is_some_and(|max| stats.active.load(Ordering::Relaxed) >= max)
+        {
+            // Full: closing the stream tells the client at once.
+            stats.refused.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
         let mut builder = thread::Builder::new();
         if let Some(bytes) = self.stack_bytes {
             builder = builder.stack_size(bytes);

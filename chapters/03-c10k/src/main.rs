@@ -45,6 +45,13 @@ enum Command {
         /// Stack size of each connection thread, in KiB [default: Rust's 2 MiB].
         #[arg(long, value_parser = clap::value_parser!(u32).range(16..=1_048_576))]
         stack_kib: Option<u32>,
+        /// Connections served at once; more are closed at once [default: the
+        /// thread ceiling of `limits`, minus 64].
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+        max_connections: Option<u64>,
+        /// No cap: start threads until thread creation fails (which aborts the process).
+        #[arg(long, conflicts_with = "max_connections")]
+        no_cap: bool,
     },
     /// Load a running echo server: hold N connections, echo, verify, time.
     Load {
@@ -61,6 +68,9 @@ enum Command {
         /// Stack size of each server connection thread, in KiB.
         #[arg(long, value_parser = clap::value_parser!(u32).range(16..=1_048_576))]
         stack_kib: Option<u32>,
+        /// Start the server without its connection cap (see `serve --help`).
+        #[arg(long)]
+        no_cap: bool,
     },
     /// Run c10k at 100, 1,000, 5,000 and 10,000 connections at a fixed rate; --plot writes SVG plots.
     ///
@@ -96,10 +106,21 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let quick = cli.quick;
     let report = match cli.command {
         None => experiments::demo(&console, quick)?,
-        Some(Command::Serve { addr, stack_kib }) => {
+        Some(Command::Serve {
+            addr,
+            stack_kib,
+            max_connections,
+            no_cap,
+        }) => {
+            let cap = if no_cap {
+                None
+            } else {
+                max_connections.or_else(server::default_max_connections)
+            };
             return Ok(server::serve_threads(
                 addr,
                 stack_kib.map(|kib| kib as usize * 1024),
+                cap,
             )?);
         }
         Some(Command::Load { addr, load }) => {
@@ -108,12 +129,19 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             config.target = addr;
             experiments::load(&console, &config)?
         }
-        Some(Command::C10k { load, stack_kib }) => {
+        Some(Command::C10k {
+            load,
+            stack_kib,
+            no_cap,
+        }) => {
             let config = load.config(if quick { 500 } else { 10_000 }, if quick { 1 } else { 5 });
             let stack = stack_kib.map(|kib| kib.to_string());
             let mut args = vec!["serve", "--addr", "127.0.0.1:0"];
             if let Some(stack) = &stack {
                 args.extend(["--stack-kib", stack]);
+            }
+            if no_cap {
+                args.push("--no-cap");
             }
             let spec = ServerSpec::this_binary("threads", &args)?;
             experiments::c10k(&console, &spec, &config)?

@@ -51,9 +51,28 @@ pub fn announce(addr: SocketAddr) -> io::Result<()> {
     out.flush()
 }
 
+/// Threads kept in reserve below the process's thread ceiling (the accept
+/// thread, the runtime's own, slack for the limits moving meanwhile).
+pub const THREAD_RESERVE: u64 = 64;
+
+/// The most connections the threads server takes by default: the thread
+/// ceiling of [`limits::SystemLimits`] minus [`THREAD_RESERVE`].
+pub fn default_max_connections() -> Option<u64> {
+    limits::SystemLimits::current()
+        .thread_ceiling()
+        .map(|(ceiling, _)| ceiling.saturating_sub(THREAD_RESERVE))
+}
+
+// ANCHOR: serve_threads
 /// Runs Chapter 1's thread-per-connection server on `addr` until the
-/// process is killed. `stack_bytes` sets each connection thread's stack.
-pub fn serve_threads(addr: SocketAddr, stack_bytes: Option<usize>) -> io::Result<()> {
+/// process is killed. `stack_bytes` sets each connection thread's stack;
+/// `max_connections` caps the connections served at once (`None`: no cap,
+/// and the process dies when thread creation fails).
+pub fn serve_threads(
+    addr: SocketAddr,
+    stack_bytes: Option<usize>,
+    max_connections: Option<u64>,
+) -> io::Result<()> {
     limits::raise_fd_limit()?;
     let listener = listener(addr)
         .map_err(|err| io::Error::new(err.kind(), format!("cannot bind {addr}: {err}")))?;
@@ -61,6 +80,10 @@ pub fn serve_threads(addr: SocketAddr, stack_bytes: Option<usize>) -> io::Result
     if let Some(bytes) = stack_bytes {
         server = server.stack_size(bytes);
     }
+    if let Some(max) = max_connections {
+        server = server.max_connections(max);
+    }
     announce(server.local_addr()?)?;
     server.run()
 }
+// ANCHOR_END: serve_threads

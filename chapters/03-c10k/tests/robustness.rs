@@ -142,3 +142,26 @@ fn a_server_crash_is_reported_as_errors_not_a_hang() {
     );
     assert!(server.exited().is_some());
 }
+
+#[test]
+fn past_its_cap_the_server_refuses_instead_of_dying() {
+    let mut server = ServerProcess::start(&ServerSpec {
+        name: "threads".into(),
+        program: BINARY.into(),
+        args: ["serve", "--addr", "127.0.0.1:0", "--max-connections", "50"]
+            .map(String::from)
+            .to_vec(),
+    })
+    .unwrap();
+    let idle_threads = server.status().unwrap().threads;
+    let report = clean_run(&server, 80);
+    assert_eq!(report.connections_held, 50);
+    assert_eq!(report.stats.errors.total(), 30);
+    assert_eq!(report.stats.mismatches, 0);
+    assert!(server.exited().is_none());
+    // Once those connections are gone, a full set fits again.
+    wait_for_threads(&server, idle_threads);
+    let report = clean_run(&server, 50);
+    assert_eq!(report.stats.errors.first(), None);
+    server.stop();
+}
