@@ -144,6 +144,33 @@ pub const EXERCISES: &[Exercise] = &[
                expected bytes at the same offsets: compare them pairwise, count differences \
                and record the first offset with `get_or_insert(checked_so_far + i)`.",
     },
+    Exercise {
+        name: "ch04_drain",
+        title: "the read-until-WouldBlock loop edge-triggered epoll needs, with a limit",
+        hint: "Loop: compute `room = limit.saturating_sub(into.len()).min(CHUNK)`; if it is 0 \
+               return `Stop::Full` before reading. Read into a `[0u8; CHUNK]` slice of length \
+               `room`. `Ok(0)` is `Stop::Eof`, `Ok(n)` extends `into` and loops, \
+               `ErrorKind::WouldBlock` is `Stop::Drained`, `Interrupted` loops, anything \
+               else is returned with `?`-style `return Err(err)`.",
+    },
+    Exercise {
+        name: "ch04_outbox",
+        title: "a partial-write backlog that never reorders bytes",
+        hint: "Write a helper `write_some(socket, data) -> io::Result<usize>` that returns the \
+               bytes written, 0 on WouldBlock, retries Interrupted and returns other errors. \
+               `send`: only if the queue is empty, call it in a loop until all is written or \
+               it returns 0; then `queue.extend(&data[written..])`. `flush`: while the queue is \
+               not empty, write `queue.as_slices().0`; on 0 return Ok(false); otherwise \
+               `queue.drain(..n)`. Return Ok(true) when empty.",
+    },
+    Exercise {
+        name: "ch04_interest",
+        title: "the interest set from a connection's state, with back-pressure hysteresis",
+        hint: "`decide`: first the Close case (`peer_closed && backlog == 0`); otherwise \
+               `Watch { readable: !peer_closed && reading, writable: backlog > 0 }`. \
+               `update_reading`: three cases in order: `backlog >= HIGH` -> false, \
+               `backlog < LOW` -> true, otherwise `was_reading`.",
+    },
 ];
 
 /// The exercise called `name`.

@@ -351,18 +351,45 @@ pub fn sweep(
     config: &LoadConfig,
     plot_dir: Option<&Path>,
 ) -> Outcome {
+    sweep_servers(
+        console,
+        std::slice::from_ref(spec),
+        points,
+        config,
+        plot_dir,
+    )
+}
+
+/// `sweep` over several servers, alternating at each size; the plots draw
+/// one line per server.
+pub fn sweep_servers(
+    console: &Console,
+    specs: &[ServerSpec],
+    points: &[usize],
+    config: &LoadConfig,
+    plot_dir: Option<&Path>,
+) -> Outcome {
     console.say(format!(
-        "The {} server at {} connections, {} s each",
-        spec.name,
+        "The {} server{} at {} connections, {} s each{}",
+        specs
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>()
+            .join(" and "),
+        if specs.len() > 1 { "s" } else { "" },
         points
             .iter()
             .map(|&n| group_thousands(n as f64))
             .collect::<Vec<_>>()
             .join(", "),
-        config.duration.as_secs()
+        config.duration.as_secs(),
+        match config.rate {
+            Some(rate) => format!(", {} msgs/s in all", group_thousands(rate)),
+            None => String::new(),
+        }
     ));
     let bar = console.progress(0, "sweep");
-    let results = sweep::run(spec, points, config, config.duration, &bar, |r| {
+    let results = sweep::run(specs, points, config, config.duration, &bar, |r| {
         bar.suspend(|| narrate(console, r))
     });
     bar.finish_and_clear();

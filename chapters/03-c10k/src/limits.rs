@@ -55,6 +55,26 @@ pub fn raise_fd_limit() -> io::Result<u64> {
     Ok(limit.rlim_cur)
 }
 
+/// Lowers (or raises, up to the hard limit) this process's soft open-file
+/// limit to `limit`. Chapter 4's server uses it to run out of descriptors
+/// on purpose.
+pub fn set_fd_limit(limit: u64) -> io::Result<()> {
+    let mut current = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `current` is a valid, writable rlimit.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut current) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    current.rlim_cur = limit.min(current.rlim_max);
+    // SAFETY: `current` is a valid rlimit with the soft limit at most the hard.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &current) } != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// The soft and hard limits of `resource`, `None` meaning unlimited.
 fn rlimit(resource: libc::__rlimit_resource_t) -> (Option<u64>, Option<u64>) {
     let mut limit = libc::rlimit {
@@ -123,6 +143,7 @@ impl SystemLimits {
         }
     }
 
+    // ANCHOR: thread_ceiling
     /// The most threads this process could hope to start, and which limit
     /// says so: the smallest of the thread limits and of a quarter of the
     /// mapping limit ([`MAPPINGS_PER_THREAD`]).
@@ -140,6 +161,7 @@ impl SystemLimits {
         .filter_map(|(value, name)| Some((value?, name)))
         .min_by_key(|&(value, _)| value)
     }
+    // ANCHOR_END: thread_ceiling
 }
 
 #[cfg(test)]

@@ -27,23 +27,27 @@ pub const DEFAULT_RATE: f64 = 10_000.0;
 /// The sizes of a quick series.
 pub const QUICK_POINTS: [usize; 3] = [50, 200, 500];
 
-/// Runs the harness at each size, with `base` as the load's settings.
+/// Runs the harness at each size with every server in turn (servers
+/// alternate at each size, so a change in the machine's load mid-series
+/// touches them alike), with `base` as the load's settings.
 pub fn run(
-    spec: &ServerSpec,
+    specs: &[ServerSpec],
     points: &[usize],
     base: &LoadConfig,
     duration: Duration,
     progress: &ProgressBar,
     mut after_each: impl FnMut(&C10kReport),
 ) -> Result<Vec<C10kReport>, Box<dyn Error>> {
-    let mut reports = Vec::with_capacity(points.len());
+    let mut reports = Vec::with_capacity(points.len() * specs.len());
     for &connections in points {
-        let mut config = base.clone();
-        config.connections = connections;
-        config.duration = duration;
-        let report = harness::run_c10k(spec, &config, progress)?;
-        after_each(&report);
-        reports.push(report);
+        for spec in specs {
+            let mut config = base.clone();
+            config.connections = connections;
+            config.duration = duration;
+            let report = harness::run_c10k(spec, &config, progress)?;
+            after_each(&report);
+            reports.push(report);
+        }
     }
     Ok(reports)
 }
@@ -51,8 +55,12 @@ pub fn run(
 /// Writes the three plots into `dir` and returns their paths.
 pub fn plot(dir: &Path, reports: &[C10kReport], machine: &str) -> std::io::Result<Vec<PathBuf>> {
     let by_server = |value: fn(&C10kReport) -> f64| -> Vec<Series> {
-        let mut names: Vec<&str> = reports.iter().map(|r| r.server.as_str()).collect();
-        names.dedup();
+        let mut names: Vec<&str> = Vec::new();
+        for report in reports {
+            if !names.contains(&report.server.as_str()) {
+                names.push(&report.server);
+            }
+        }
         names
             .into_iter()
             .map(|name| Series {

@@ -255,6 +255,7 @@ pub fn run(
             }
         }
 
+        // ANCHOR: phases
         // Connect and prime every connection.
         let start = Instant::now();
         progress.set_length(n as u64);
@@ -285,6 +286,7 @@ pub fn run(
         let load_time = load_start.elapsed();
         let load_messages = shared.messages.load(Ordering::Acquire) - at_load_start;
         hooks.at_end();
+        // ANCHOR_END: phases
 
         shared.set_phase(RunPhase::Close);
         let mut stats = WorkerStats::default();

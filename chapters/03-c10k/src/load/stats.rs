@@ -170,6 +170,7 @@ impl WorkerStats {
         self.messages += 1;
     }
 
+    // ANCHOR: reset_latencies
     /// Forgets the latencies recorded so far. Called when the load starts:
     /// the priming echoes of the connect phase queue up behind thousands of
     /// handshakes and would otherwise fill the tail of the distribution with
@@ -178,6 +179,7 @@ impl WorkerStats {
         self.latency_ns.reset();
         self.send_lag_ns.reset();
     }
+    // ANCHOR_END: reset_latencies
 
     /// Records how late a message started to be written.
     pub fn record_send_lag(&mut self, lag: Duration) {

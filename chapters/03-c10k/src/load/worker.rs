@@ -205,6 +205,7 @@ impl Worker<'_> {
         }
     }
 
+    // ANCHOR: send_due
     /// Open loop: hands every message whose time has come to the next open
     /// connection, stamped with the time it was due.
     fn send_due(&mut self, now: Instant) {
@@ -229,6 +230,7 @@ impl Worker<'_> {
         }
         self.next_due = Some(due);
     }
+    // ANCHOR_END: send_due
 
     fn on_event(&mut self, slot: usize, now: Instant) {
         let Some(conn) = self.connections.get_mut(slot).and_then(Option::as_mut) else {
