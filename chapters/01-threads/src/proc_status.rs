@@ -36,6 +36,8 @@ pub struct ProcStatus {
     pub vm_rss_kib: u64,
     /// Peak resident set size, in KiB (`VmHWM`).
     pub vm_hwm_kib: u64,
+    /// Page tables, in KiB (`VmPTE`): kernel memory, outside `VmRSS`.
+    pub vm_pte_kib: u64,
     /// Number of threads (`Threads`).
     pub threads: u64,
     /// Context switches where a thread blocked and gave the CPU up, summed over
@@ -119,6 +121,7 @@ impl ProcStatus {
             vm_size_kib: field(text, "VmSize")?,
             vm_rss_kib: field(text, "VmRSS")?,
             vm_hwm_kib: field(text, "VmHWM")?,
+            vm_pte_kib: field(text, "VmPTE")?,
             threads: field(text, "Threads")?,
             voluntary_switches: field(text, "voluntary_ctxt_switches")?,
             involuntary_switches: field(text, "nonvoluntary_ctxt_switches")?,
@@ -149,7 +152,7 @@ mod tests {
     use super::*;
 
     const SAMPLE: &str = "Name:\tchapter-01\nState:\tS (sleeping)\nVmPeak:\t  20000 kB\n\
-        VmSize:\t   18000 kB\nVmHWM:\t    4100 kB\nVmRSS:\t    4000 kB\nThreads:\t3\n\
+        VmSize:\t   18000 kB\nVmHWM:\t    4100 kB\nVmRSS:\t    4000 kB\nVmPTE:\t      52 kB\nThreads:\t3\n\
         voluntary_ctxt_switches:\t17\nnonvoluntary_ctxt_switches:\t2\n";
 
     #[test]
@@ -161,6 +164,7 @@ mod tests {
                 vm_size_kib: 18000,
                 vm_rss_kib: 4000,
                 vm_hwm_kib: 4100,
+                vm_pte_kib: 52,
                 threads: 3,
                 voluntary_switches: 17,
                 involuntary_switches: 2,

@@ -170,13 +170,21 @@ pub fn narrate(console: &Console, r: &C10kReport) {
         r.errors()
     ));
     console.say(format!(
-        "    {} msgs/s; latency p50 {} p99 {} p99.9 {} max {} (generator send lag p99 {})",
+        "    {} msgs/s; latency p50 {} p99 {} p99.9 {} max {}{}",
         group_thousands(r.load.throughput_msgs_per_sec().round()),
         human_duration_ns(stats.latency_percentile_us(50.0) * 1e3),
         human_duration_ns(stats.latency_percentile_us(99.0) * 1e3),
         human_duration_ns(stats.latency_percentile_us(99.9) * 1e3),
         human_duration_ns(stats.latency_max_us() * 1e3),
-        human_duration_ns(stats.send_lag_percentile_us(99.0) * 1e3),
+        if r.load.open_loop {
+            format!(
+                " (generator send lag p50 {}, p99 {})",
+                human_duration_ns(stats.send_lag_percentile_us(50.0) * 1e3),
+                human_duration_ns(stats.send_lag_percentile_us(99.0) * 1e3)
+            )
+        } else {
+            String::new()
+        },
     ));
     let full = &r.samples.at_full_count;
     console.say(format!(

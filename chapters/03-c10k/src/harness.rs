@@ -294,6 +294,16 @@ pub fn run_c10k(
 }
 // ANCHOR_END: run_c10k
 
+/// A send-lag percentile in µs, or null in a closed loop, where each message
+/// is sent the moment it is due by construction.
+pub fn send_lag(load: &LoadReport, percentile: f64) -> serde_json::Value {
+    if load.open_loop {
+        serde_json::Value::from(load.stats.send_lag_percentile_us(percentile))
+    } else {
+        serde_json::Value::Null
+    }
+}
+
 impl C10kReport {
     /// Errors of every kind, plus one if the server died on its own.
     pub fn errors(&self) -> u64 {
@@ -388,9 +398,14 @@ impl C10kReport {
             )
             .add("latency_max_us", "latency max", stats.latency_max_us())
             .add(
+                "send_lag_p50_us",
+                "generator send lag p50",
+                send_lag(&self.load, 50.0),
+            )
+            .add(
                 "send_lag_p99_us",
                 "generator send lag p99",
-                stats.send_lag_percentile_us(99.0),
+                send_lag(&self.load, 99.0),
             )
             .add(
                 "connect_time_ms",

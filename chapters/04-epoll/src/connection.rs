@@ -78,6 +78,7 @@ pub struct Connection {
     reading: bool,
     echoed: u64,
     failed: bool,
+    registered: u32,
 }
 
 impl Connection {
@@ -90,7 +91,18 @@ impl Connection {
             reading: true,
             echoed: 0,
             failed: false,
+            registered: Connection::initial_interest(),
         }
+    }
+
+    /// The interest epoll holds for it now (without the mode flag).
+    pub fn registered(&self) -> u32 {
+        self.registered
+    }
+
+    /// Records a new registration.
+    pub fn set_registered(&mut self, interest: u32) {
+        self.registered = interest;
     }
 
     /// The socket (to register it).

@@ -246,7 +246,11 @@ impl EpollServer {
             .echoed
             .fetch_add(conn.echoed() - before, Ordering::Relaxed);
         match next {
+            // Change the registration only when the interest changed: an
+            // `epoll_ctl` per event would double the system calls.
+            Next::Keep(interest) if conn.registered() == interest => Ok(()),
             Next::Keep(interest) => {
+                conn.set_registered(interest);
                 self.epoll
                     .modify(conn.stream(), interest | self.mode.flag(), slot as u64)
             }

@@ -204,6 +204,8 @@ pub struct LoadReport {
     pub load_time: Duration,
     /// Messages echoed during the load phase.
     pub load_messages: u64,
+    /// Whether messages were sent at a fixed rate (open loop).
+    pub open_loop: bool,
     /// Everything counted, priming included.
     pub stats: WorkerStats,
 }
@@ -299,6 +301,7 @@ pub fn run(
             connect_time,
             load_time,
             load_messages,
+            open_loop: config.rate.is_some(),
             stats,
         })
     })

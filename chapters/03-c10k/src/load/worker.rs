@@ -32,6 +32,27 @@ pub const MAX_CONNECTING: usize = 256;
 /// The longest a worker sleeps in `poll` before looking at the phase again.
 const TICK: Duration = Duration::from_millis(10);
 
+/// Below this, a due message is waited for with a short sleep instead of
+/// the poll timeout: `epoll_wait` counts its timeout in whole milliseconds
+/// (mio rounds up), which would send open-loop messages up to a millisecond
+/// late and charge that to the server.
+const FINE_WAIT: Duration = Duration::from_millis(1);
+
+/// The longest of those short sleeps, so socket events are not kept
+/// waiting long either.
+const FINE_STEP: Duration = Duration::from_micros(100);
+
+/// The poll timeout for a worker whose next message is due in `until_due`.
+fn poll_timeout(until_due: Option<Duration>) -> Duration {
+    match until_due {
+        // Far enough: let epoll wait, one millisecond short of the due time.
+        Some(d) if d >= FINE_WAIT => (d - FINE_WAIT).min(TICK),
+        // Close: just look for events, then sleep finely.
+        Some(_) => Duration::ZERO,
+        None => TICK,
+    }
+}
+
 /// How often connections are checked for stalls.
 const SWEEP_INTERVAL: Duration = Duration::from_millis(50);
 
@@ -108,17 +129,27 @@ impl Worker<'_> {
             if phase == RunPhase::Load {
                 self.send_due(now);
             }
-            let timeout = match self.next_due {
+            let until_due = match self.next_due {
                 Some(due) if phase == RunPhase::Load => {
-                    due.saturating_duration_since(Instant::now()).min(TICK)
+                    Some(due.saturating_duration_since(Instant::now()))
                 }
-                _ => TICK,
+                _ => None,
             };
+            let timeout = poll_timeout(until_due);
             if let Err(err) = self.poll.poll(&mut events, Some(timeout))
                 && err.kind() != std::io::ErrorKind::Interrupted
             {
                 self.fail_everything(&err);
                 break;
+            }
+            if events.is_empty()
+                && let Some(until_due) = until_due
+                && until_due < FINE_WAIT
+            {
+                // A message is due sooner than epoll can time: sleep the
+                // short rest precisely (nanosleep) instead of up to a
+                // millisecond too long.
+                std::thread::sleep(until_due.min(FINE_STEP));
             }
             let now = Instant::now();
             for event in events.iter() {
