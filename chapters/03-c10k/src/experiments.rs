@@ -261,7 +261,7 @@ pub fn compare(console: &Console, specs: &[ServerSpec], config: &LoadConfig) -> 
                 .map(|r| {
                     let mut json = r.to_report("compare").to_json();
                     if let Some(map) = json.as_object_mut() {
-                        map.remove("experiment");
+                        map.shift_remove("experiment");
                     }
                     json
                 })
@@ -412,7 +412,7 @@ pub fn sweep_servers(
                 .map(|r| {
                     let mut json = r.to_report("sweep").to_json();
                     if let Some(map) = json.as_object_mut() {
-                        map.remove("experiment");
+                        map.shift_remove("experiment");
                     }
                     json
                 })

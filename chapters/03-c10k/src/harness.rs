@@ -437,6 +437,11 @@ impl C10kReport {
                 "server virtual memory",
                 full.vm_size_kib,
             )
+            .add(
+                "server_page_tables_kib",
+                "server page tables (kernel memory)",
+                full.vm_pte_kib,
+            )
             .add("server_threads", "server threads", full.threads)
             .add(
                 "server_voluntary_switches",
