@@ -39,10 +39,29 @@ pub fn against_connections(
     y_scale: YScale,
     series: &[Series],
 ) -> io::Result<()> {
+    against_count(
+        path,
+        title,
+        "connections (log scale)",
+        y_desc,
+        y_scale,
+        series,
+    )
+}
+
+/// Draws `series` against a count named by `x_desc` (log scale).
+pub fn against_count(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    y_scale: YScale,
+    series: &[Series],
+) -> io::Result<()> {
     match y_scale {
         YScale::Linear => {
             let y_max = max_y(series) * 1.15;
-            draw(path, title, y_desc, series, 0.0..y_max)
+            draw(path, title, x_desc, y_desc, series, 0.0..y_max)
         }
         YScale::Log => {
             let y_min = series
@@ -55,6 +74,7 @@ pub fn against_connections(
             draw(
                 path,
                 title,
+                x_desc,
                 y_desc,
                 series,
                 (y_min..max_y(series) * 2.0).log_scale(),
@@ -71,7 +91,14 @@ fn max_y(series: &[Series]) -> f64 {
         .max(1e-9)
 }
 
-fn draw<Y>(path: &Path, title: &str, y_desc: &str, series: &[Series], y_range: Y) -> io::Result<()>
+fn draw<Y>(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    series: &[Series],
+    y_range: Y,
+) -> io::Result<()>
 where
     Y: plotters::coord::ranged1d::AsRangedCoord<Value = f64>,
     Y::CoordDescType: plotters::coord::ranged1d::ValueFormatter<f64>,
@@ -90,7 +117,7 @@ where
         .map_err(to_io)?;
     chart
         .configure_mesh()
-        .x_desc("connections (log scale)")
+        .x_desc(x_desc)
         .y_desc(y_desc)
         .x_label_formatter(&|x| chapter_01::console::group_thousands(x.round()))
         .y_label_formatter(&|y| {

@@ -181,6 +181,7 @@ impl Connection {
     }
     // ANCHOR_END: read_and_echo
 
+    // ANCHOR: echo
     /// Writes `data` now if nothing is queued before it, and queues the rest.
     fn echo(&mut self, data: &[u8]) -> io::Result<()> {
         let mut written = 0;
@@ -191,6 +192,7 @@ impl Connection {
         self.backlog.extend(&data[written..]);
         Ok(())
     }
+    // ANCHOR_END: echo
 
     // ANCHOR: flush
     /// Writes the backlog until it is empty or the socket is full.
@@ -206,6 +208,10 @@ impl Connection {
         }
         if !self.reading && self.backlog.len() < LOW_WATER {
             self.reading = true;
+        }
+        if self.backlog.is_empty() && self.backlog.capacity() > LOW_WATER {
+            // A connection that once backed up gives its buffer back.
+            self.backlog.shrink_to_fit();
         }
         Ok(())
     }

@@ -65,10 +65,11 @@ pub fn et_bug(console: &Console, message_bytes: usize) -> Outcome {
             Variant::LevelReadOnce => ("lt_read_once", "level-triggered, one read per event"),
         };
         console.say(format!(
-            "  {label:<38} {:>7} of {} bytes echoed, {} wake-ups, {}{}",
+            "  {label:<38} {:>7} of {} bytes echoed, {} wake-up{}, {}{}",
             group_thousands(outcome.echoed as f64),
             group_thousands(outcome.sent as f64),
             outcome.wakeups,
+            if outcome.wakeups == 1 { "" } else { "s" },
             human_duration_ns(outcome.elapsed.as_nanos() as f64),
             if outcome.stalled {
                 format!(
@@ -160,12 +161,13 @@ pub fn poll_vs_epoll(
                     .collect(),
             },
         ];
-        plots::against_connections(
+        plots::against_count(
             &path,
             &format!(
                 "One wait with one ready descriptor among N idle ({}, {} CPUs)",
                 machine.cpu, machine.logical_cpus
             ),
+            "idle descriptors (log scale)",
             "µs per round (log scale)",
             YScale::Log,
             &series,

@@ -90,6 +90,7 @@ pub struct ServerHandle {
     stop: Arc<OwnedFd>,
 }
 
+// ANCHOR: waker
 impl ServerHandle {
     /// Wakes the loop and makes it return.
     pub fn stop(&self) {
@@ -109,6 +110,7 @@ fn eventfd() -> io::Result<OwnedFd> {
     // SAFETY: `fd` is a fresh descriptor we now own.
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
 }
+// ANCHOR_END: waker
 
 impl EpollServer {
     /// Serves `listener` (made non-blocking here) in `mode`.
@@ -231,6 +233,7 @@ impl EpollServer {
         Ok(())
     }
 
+    // ANCHOR: on_connection
     fn on_connection(
         &mut self,
         slot: usize,
@@ -270,7 +273,9 @@ impl EpollServer {
             }
         }
     }
+    // ANCHOR_END: on_connection
 
+    // ANCHOR: pause
     fn pause_accepting(&mut self) -> io::Result<()> {
         self.accepting = false;
         self.paused_at = Some(Instant::now());
@@ -294,6 +299,7 @@ impl EpollServer {
             _ => Ok(()),
         }
     }
+    // ANCHOR_END: pause
 }
 
 /// Runs the epoll server on `addr` until the process is killed, printing
