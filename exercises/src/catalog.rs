@@ -171,6 +171,35 @@ pub const EXERCISES: &[Exercise] = &[
                `update_reading`: three cases in order: `backlog >= HIGH` -> false, \
                `backlog < LOW` -> true, otherwise `was_reading`.",
     },
+    Exercise {
+        name: "ch05_timer_heap",
+        title: "timers in a binary heap with lazy cancellation",
+        hint: "Fields: `heap: BinaryHeap<Reverse<(Instant, TimerId)>>`, `live: HashSet<TimerId>` \
+               and `next_id: TimerId`. Ids only grow, so (deadline, id) orders ties by \
+               insertion. `cancel` is `live.remove(&id)`. Before peeking, pop entries from \
+               the top whose id is not in `live` (a small `skip_dead` helper). \
+               `pop_expired` peeks, returns None if the deadline is after `now`, else pops \
+               and removes the id from `live`.",
+    },
+    Exercise {
+        name: "ch05_slab",
+        title: "a slab whose keys carry a generation, so stale keys find nothing",
+        hint: "Keep `slots: Vec<Slot<T>>` where `Slot { generation: u32, value: Option<T> }`, \
+               plus `free: Vec<usize>` and a `len`. insert: pop a free index and put the \
+               value in (its generation is already the new one), or push a new slot with \
+               generation 0. remove: check the index exists and the generations match, \
+               `take()` the value, then bump the slot's generation (`wrapping_add(1)`) and \
+               push the index on the free list. get: same checks, `as_ref()`.",
+    },
+    Exercise {
+        name: "ch05_poll_timeout",
+        title: "the poll timeout from the next deadline, rounded up to milliseconds",
+        hint: "poll_timeout: queued ticks mean `Some(Duration::ZERO)`; otherwise map the \
+               deadline with `deadline.saturating_duration_since(now)` (which is zero for a \
+               deadline in the past). epoll_timeout_ms: None is -1; otherwise \
+               `timeout.as_nanos().div_ceil(1_000_000)`, capped with `.min(i32::MAX as u128)` \
+               before the `as i32`.",
+    },
 ];
 
 /// The exercise called `name`.
