@@ -200,6 +200,47 @@ pub const EXERCISES: &[Exercise] = &[
                `timeout.as_nanos().div_ceil(1_000_000)`, capped with `.min(i32::MAX as u128)` \
                before the `as i32`.",
     },
+    Exercise {
+        name: "ch06_join",
+        title: "a hand-written Join of two futures",
+        hint: "Keep each future as `Option<Pin<Box<_>>>` and each output as `Option<_>`. In \
+               `poll`, take `let this = self.get_mut();` (Join is Unpin because the futures are \
+               boxed). For each side: if the future is still there, poll it with \
+               `f.as_mut().poll(cx)`; on Ready store the output and set the future to None so \
+               it is never polled again. When both outputs are Some, take them and return \
+               Ready((a, b)); otherwise Pending.",
+    },
+    Exercise {
+        name: "ch06_timeout",
+        title: "a Timeout future racing work against a deadline",
+        hint: "`poll(mut self: Pin<&mut Self>, cx)`: first \
+               `if let Poll::Ready(out) = self.work.as_mut().poll(cx) { return \
+               Poll::Ready(Ok(out)) }`, then match `self.deadline.as_mut().poll(cx)`: Ready \
+               means `Err(Elapsed)`, Pending means Pending. Work first, so work that finishes \
+               on the deadline is kept.",
+    },
+    Exercise {
+        name: "ch06_counting_waker",
+        title: "a waker that counts wake-ups, vtable written by hand",
+        hint: "`static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake_by_ref, \
+               drop)` with four `unsafe fn(*const ())`. The data pointer is \
+               `Arc::into_raw(counter).cast::<()>()`. clone: \
+               `Arc::increment_strong_count` and return `RawWaker::new(data, &VTABLE)`. wake: \
+               `Arc::from_raw` (takes the waker's reference back; it is dropped at the end), \
+               then add 1. wake_by_ref: `&*data.cast::<AtomicUsize>()`, add 1, no count \
+               change. drop: `Arc::decrement_strong_count`. Finally \
+               `unsafe { Waker::from_raw(RawWaker::new(data, &VTABLE)) }`.",
+    },
+    Exercise {
+        name: "ch06_state_machine",
+        title: "the state machine the compiler builds for a two-await async fn",
+        hint: "Start with `let this = self.get_mut();` and `loop { match this { .. } }`. In \
+               AwaitingA, poll `a`; if Pending return Pending; if Ready(x), move `b` out with \
+               `std::mem::replace(this, AddBoth::Done)` (a let-else on the old value gives \
+               you b), then set `*this = AddBoth::AwaitingB { x, b }` and let the loop go \
+               round. In AwaitingB, poll b; on Ready(y) set Done and return Ready(x + y). \
+               Done panics with a message saying it was polled after completion.",
+    },
 ];
 
 /// The exercise called `name`.

@@ -66,6 +66,21 @@ pub struct ConnId(Key);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ListenerId(Key);
 
+/// A raw readiness registration ([`EventLoop::register_io`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct IoId(Key);
+
+/// What a readiness event says about a source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Readiness {
+    /// A read will not block (data, end of stream, or an error waits).
+    pub readable: bool,
+    /// A write will not block (room, or an error waits).
+    pub writable: bool,
+}
+
+type OnReady = Box<dyn FnMut(&mut EventLoop, Readiness)>;
+
 /// A callback run once, on the loop.
 pub type Task = Box<dyn FnOnce(&mut EventLoop)>;
 
@@ -116,6 +131,9 @@ struct Connection {
 enum Source {
     Listener(Listener),
     Connection(Box<Connection>),
+    /// A source owned by someone else (a future, in Chapter 6): the loop
+    /// only reports its readiness.
+    Io(Option<OnReady>),
 }
 
 /// Counters a reader (or a test) can inspect.
@@ -164,7 +182,9 @@ impl Remote {
         self.wake();
     }
 
-    fn wake(&self) {
+    /// Wakes the loop if it sleeps, without giving it anything to run
+    /// (Chapter 6's wakers use this: the work is in their own queue).
+    pub fn wake(&self) {
         // One wake-up is enough for any number of submissions until the
         // loop drains the queue: skip the system call if one is pending.
         if !self.shared.wake_pending.swap(true, Ordering::AcqRel) {
@@ -258,6 +278,13 @@ impl EventLoop {
 
     /// One turn: ticks, wait, events, timers.
     pub fn turn(&mut self) -> io::Result<()> {
+        self.turn_at_most(None)
+    }
+
+    /// One turn that waits at most `max_wait` (`None`: as long as the
+    /// timers allow). Chapter 6's executor uses a zero wait to collect I/O
+    /// events between batches of tasks without sleeping.
+    pub fn turn_at_most(&mut self, max_wait: Option<Duration>) -> io::Result<()> {
         self.stats.turns += 1;
         // Next-tick callbacks queued before this turn; ones they queue wait
         // for the next turn, so a tick that re-queues itself cannot starve
@@ -274,6 +301,11 @@ impl EventLoop {
             self.timers
                 .next_deadline()
                 .map(|deadline| deadline.saturating_duration_since(Instant::now()))
+        };
+        let timeout = match (timeout, max_wait) {
+            (Some(t), Some(max)) => Some(t.min(max)),
+            (t, None) => t,
+            (None, max) => max,
         };
         let mut events = std::mem::replace(&mut self.events, Events::with_capacity(0));
         let polled = self.poll.poll(&mut events, timeout);
@@ -301,6 +333,7 @@ impl EventLoop {
     }
     // ANCHOR_END: run
 
+    // ANCHOR: remote_tasks
     fn run_remote_tasks(&mut self) {
         // Clear the flag first: a submission from now on wakes us again.
         self.remote.wake_pending.store(false, Ordering::Release);
@@ -312,6 +345,7 @@ impl EventLoop {
             task(self);
         }
     }
+    // ANCHOR_END: remote_tasks
 
     // ---- timers and ticks ----
 
@@ -571,12 +605,55 @@ impl EventLoop {
     }
 
     fn dispatch(&mut self, key: Key, event: &mio::event::Event) {
-        match self.sources.get(key) {
+        match self.sources.get_mut(key) {
             Some(Source::Listener(_)) => self.accept(key),
             Some(Source::Connection(_)) => self.on_connection_event(ConnId(key), event),
+            Some(Source::Io(callback)) => {
+                let Some(mut callback) = callback.take() else {
+                    return;
+                };
+                let readiness = Readiness {
+                    readable: event.is_readable() || event.is_read_closed() || event.is_error(),
+                    writable: event.is_writable() || event.is_write_closed() || event.is_error(),
+                };
+                callback(self, readiness);
+                if let Some(Source::Io(slot @ None)) = self.sources.get_mut(key) {
+                    *slot = Some(callback);
+                }
+            }
             None => {} // a stale token: that source is gone
         }
     }
+
+    // ---- raw readiness, for futures ----
+
+    // ANCHOR: register_io
+    /// Registers `source` (owned by the caller) for `interest`; `on_ready`
+    /// runs on each readiness event. This is the hook Chapter 6's futures
+    /// use: the loop tells them a socket is ready, they do the I/O.
+    pub fn register_io(
+        &mut self,
+        source: &mut impl mio::event::Source,
+        interest: Interest,
+        on_ready: impl FnMut(&mut EventLoop, Readiness) + 'static,
+    ) -> io::Result<IoId> {
+        let key = self.sources.next_key();
+        self.poll
+            .registry()
+            .register(source, Token(key.to_usize()), interest)?;
+        let inserted = self.sources.insert(Source::Io(Some(Box::new(on_ready))));
+        debug_assert_eq!(inserted, key);
+        Ok(IoId(key))
+    }
+
+    /// Forgets a registration. The caller closes (or deregisters) the
+    /// source itself; a descriptor that is closed leaves epoll on its own.
+    pub fn remove_io(&mut self, id: IoId) {
+        if let Some(Source::Io(_)) = self.sources.get(id.0) {
+            self.sources.remove(id.0);
+        }
+    }
+    // ANCHOR_END: register_io
 
     fn on_connection_event(&mut self, conn: ConnId, event: &mio::event::Event) {
         // A pending connect finishes first.

@@ -145,6 +145,7 @@ pub fn serve_directory(
     })
 }
 
+// ANCHOR: session
 /// What the relay keeps per client, between callbacks.
 struct Session {
     client: ConnId,
@@ -164,8 +165,10 @@ struct Session {
 }
 
 type Shared = Rc<RefCell<Session>>;
+// ANCHOR_END: session
 
 // ANCHOR: relay
+// ANCHOR: serve_relay
 /// Starts the relay on `listener`, looking keys up in `directory`.
 pub fn serve_relay(
     ev: &mut EventLoop,
@@ -209,7 +212,9 @@ pub fn serve_relay(
         });
     })
 }
+// ANCHOR_END: serve_relay
 
+// ANCHOR: next_request
 /// Starts the next request, if one has arrived and none is in progress.
 fn next_request(ev: &mut EventLoop, session: &Shared) {
     let line = {
@@ -248,7 +253,9 @@ fn next_request(ev: &mut EventLoop, session: &Shared) {
         }
     });
 }
+// ANCHOR_END: next_request
 
+// ANCHOR: with_backend
 /// Gives `then` the directory connection, opening it first if needed.
 fn with_backend(
     ev: &mut EventLoop,
@@ -310,7 +317,9 @@ fn with_backend(
         }
     }
 }
+// ANCHOR_END: with_backend
 
+// ANCHOR: answer
 /// Arms the answer timeout; the answer itself arrives in `on_answer`.
 fn await_answer(ev: &mut EventLoop, session: &Shared) {
     let step = bump(session);
@@ -353,8 +362,10 @@ fn on_answer(ev: &mut EventLoop, session: &Shared) {
         _ => fail_backend(ev, session, "directory said something malformed"),
     }
 }
+// ANCHOR_END: answer
 // ANCHOR_END: relay
 
+// ANCHOR: reply
 /// The directory failed mid-request: drop that connection, tell the client.
 fn fail_backend(ev: &mut EventLoop, session: &Shared, why: &str) {
     let backend = session.borrow_mut().backend.take();
@@ -387,6 +398,7 @@ fn bump(session: &Shared) -> u64 {
     s.step += 1;
     s.step
 }
+// ANCHOR_END: reply
 
 /// (Re)starts the client's idle timer.
 fn rearm_idle(ev: &mut EventLoop, session: &Shared) {
