@@ -336,7 +336,10 @@ impl EventLoop {
     // ANCHOR: remote_tasks
     fn run_remote_tasks(&mut self) {
         // Clear the flag first: a submission from now on wakes us again.
-        self.remote.wake_pending.store(false, Ordering::Release);
+        // A read-modify-write with Acquire: the queue is read only after
+        // the flag is cleared, and a submitter whose own swap saw the flag
+        // still set is seen with its push.
+        self.remote.wake_pending.swap(false, Ordering::AcqRel);
         if self.remote.stop.load(Ordering::Acquire) {
             self.stopped = true;
         }

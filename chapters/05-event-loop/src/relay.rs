@@ -288,11 +288,16 @@ fn with_backend(
                 });
                 let closed = Rc::clone(&on_connect);
                 ev.on_close(backend, move |ev, _, why| {
-                    let was_busy = {
+                    let (was_busy, timer) = {
                         let mut s = closed.borrow_mut();
                         s.backend = None;
-                        s.busy
+                        (s.busy, s.timer.take())
                     };
+                    // The answer will not come: its timer must not fire
+                    // into a later request.
+                    if let Some(timer) = timer {
+                        ev.cancel_timeout(timer);
+                    }
                     if was_busy && !matches!(why, Closed::Local) {
                         fail_backend(ev, &closed, "directory connection lost");
                     }

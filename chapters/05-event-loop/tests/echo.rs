@@ -87,3 +87,37 @@ fn a_silent_connection_is_closed_after_the_idle_timeout_and_a_chatty_one_is_not(
     chatty.read_exact(&mut byte).unwrap();
     assert_eq!(&byte, b"y");
 }
+
+#[test]
+fn a_client_that_never_reads_is_throttled_not_buffered_forever() {
+    let server = start(None);
+    // 64 MiB sent, nothing read: once the loop's unsent output for this
+    // client passes the high-water mark it stops reading, the kernel
+    // buffers fill, and the client's writes block.
+    let mut greedy = TcpStream::connect(server.addr).unwrap();
+    greedy
+        .set_write_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let chunk = vec![9u8; 1 << 20];
+    let mut sent = 0usize;
+    for _ in 0..64 {
+        match greedy.write(&chunk) {
+            Ok(n) => sent += n,
+            Err(_) => break,
+        }
+    }
+    assert!(sent < 64 << 20, "the loop swallowed all 64 MiB");
+    // Everybody else is still served.
+    let report = echo_client::run(
+        server.addr,
+        ClientConfig {
+            connections: 8,
+            messages: 10,
+            message_bytes: 1000,
+            timeout: Duration::from_secs(20),
+            seed: 9,
+        },
+    );
+    assert_eq!(report.first_error, None);
+    assert_eq!(report.mismatches, 0);
+}
