@@ -191,6 +191,7 @@ fn poll_fill(
 }
 
 // ANCHOR: poll
+// ANCHOR: poll_head
 impl Future for RelaySession {
     type Output = io::Result<()>;
 
@@ -232,6 +233,7 @@ impl Future for RelaySession {
                         Poll::Pending => return Poll::Pending,
                     },
                 },
+                // ANCHOR_END: poll_head
                 State::SendRequest { request, written } => {
                     let (backend, _) = this.backend.as_mut().expect("connected before sending");
                     match poll_write_all(backend, cx, request, written) {
@@ -289,6 +291,7 @@ impl Future for RelaySession {
                     Poll::Ready(Err(err)) => return Poll::Ready(Err(err)),
                     Poll::Pending => return Poll::Pending,
                 },
+                // ANCHOR: poll_tail
                 State::Done => return Poll::Ready(Ok(())),
             };
             let from = mem::replace(&mut this.state, next);
@@ -298,6 +301,7 @@ impl Future for RelaySession {
         }
     }
 }
+// ANCHOR_END: poll_tail
 // ANCHOR_END: poll
 
 /// Accepts clients forever, a hand-written session future each.
