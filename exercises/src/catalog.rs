@@ -241,6 +241,35 @@ pub const EXERCISES: &[Exercise] = &[
                round. In AwaitingB, poll b; on Ready(y) set Done and return Ready(x + y). \
                Done panics with a message saying it was polled after completion.",
     },
+    Exercise {
+        name: "ch07_wake_while_running",
+        title: "the state-word transitions that make a wake during a poll safe",
+        hint: "Both are `let mut current = state.load(Acquire); loop { ..decide next.. ; match \
+               state.compare_exchange_weak(current, next, AcqRel, Acquire) { Ok(_) => return \
+               action, Err(actual) => current = actual } }`. In wake_by_ref, return DoNothing \
+               at once when `current & (COMPLETE | NOTIFIED) != 0`; when RUNNING, next is \
+               `current | NOTIFIED`; when idle, `(current | NOTIFIED) + REF_ONE` and Submit. In \
+               after_pending, next starts as `current & !RUNNING`; if NOTIFIED is set, Requeue \
+               with the count unchanged, else subtract REF_ONE and check `next / REF_ONE == 0`.",
+    },
+    Exercise {
+        name: "ch07_steal_half",
+        title: "steal half of a ring (rounded up) into another, positions wrapping",
+        hint: "Refuse when `thief.len() > CAPACITY / 2`. Let n = len - len / 2; if n is 0 \
+               return None. Then `self.pop()` n - 1 times, pushing each into the thief (it \
+               cannot be full: it had at most half a ring and n is at most half), and return \
+               one more `self.pop()`. push and pop already wrap, so reusing them keeps you \
+               safe near u32::MAX.",
+    },
+    Exercise {
+        name: "ch07_lifo_slot",
+        title: "the LIFO slot's policy: run the newest task next, at most three in a row",
+        hint: "schedule: if `is_yield || self.lifo_disabled`, push_back to the ring; else \
+               `if let Some(previous) = self.lifo.replace(task) { self.ring.push_back(previous) }`. \
+               next: `if let Some(task) = self.lifo.take()` then count it, disable at \
+               MAX_LIFO_POLLS, return (task, true); else pop_front the ring (`?` for None), \
+               reset the count to 0, re-enable, return (task, false).",
+    },
 ];
 
 /// The exercise called `name`.

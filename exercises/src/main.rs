@@ -416,7 +416,7 @@ fn verify() -> io::Result<bool> {
             ));
         }
         println!(
-            "  {:<22} unsolved: {:<22} solved: {}",
+            "  {:<24} unsolved: {:<22} solved: {}",
             exercise.name,
             stub.summary(),
             solution.summary()

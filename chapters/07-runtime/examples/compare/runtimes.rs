@@ -1,0 +1,271 @@
+//! The three runtimes behind one small trait, so that every workload is the
+//! same code on each: ours (`rt`), Tokio's multi-threaded runtime, and
+//! `async-executor` (smol's executor) run on the same number of threads.
+//!
+//! What differs is only what must: how a task is spawned, how a thread
+//! blocks on a future, how a task yields. Channels in the workloads come from
+//! the `futures` crate and are the same for all three.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+/// A runtime under test.
+pub trait Runtime: Sized {
+    /// Spawns from anywhere; cloned into tasks that spawn.
+    type Spawner: Spawner;
+
+    /// The name in tables and JSON.
+    const NAME: &'static str;
+
+    /// Starts the runtime with `workers` worker threads.
+    fn start(workers: usize) -> Self;
+
+    /// A spawner for this runtime.
+    fn spawner(&self) -> Self::Spawner;
+
+    /// Runs `future` on the calling thread (not as a worker) until done.
+    fn block_on<F: Future>(&self, future: F) -> F::Output;
+}
+
+/// Spawns tasks onto one runtime.
+pub trait Spawner: Clone + Send + Sync + 'static {
+    /// A task's join handle, as a future of its output.
+    type Join<T: Send + 'static>: Future<Output = T> + Send + 'static;
+
+    /// Spawns a task and returns its join handle.
+    fn spawn<F>(&self, future: F) -> Self::Join<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static;
+
+    /// Spawns a task nobody will join.
+    fn spawn_detached<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static;
+
+    /// Yields the current task to the runtime once.
+    fn yield_now(&self) -> impl Future<Output = ()> + Send + 'static;
+}
+
+// ---- ours -------------------------------------------------------------------
+
+/// This chapter's runtime.
+pub struct Ours(rt::Runtime);
+
+impl Runtime for Ours {
+    type Spawner = rt::Handle;
+    const NAME: &'static str = "ours";
+
+    fn start(workers: usize) -> Ours {
+        Ours(
+            rt::Builder::new_multi_thread()
+                .worker_threads(workers)
+                .build()
+                .expect("start rt"),
+        )
+    }
+
+    fn spawner(&self) -> rt::Handle {
+        self.0.handle().clone()
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.0.block_on(future)
+    }
+}
+
+/// Our JoinHandle with the error unwrapped (workloads never fail).
+pub struct OursJoin<T>(rt::task::JoinHandle<T>);
+
+impl<T> Future for OursJoin<T> {
+    type Output = T;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        Pin::new(&mut self.0)
+            .poll(cx)
+            .map(|result| result.expect("task failed"))
+    }
+}
+
+impl Spawner for rt::Handle {
+    type Join<T: Send + 'static> = OursJoin<T>;
+
+    fn spawn<F>(&self, future: F) -> OursJoin<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        OursJoin(rt::Handle::spawn(self, future))
+    }
+
+    fn spawn_detached<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        drop(rt::Handle::spawn(self, future));
+    }
+
+    fn yield_now(&self) -> impl Future<Output = ()> + Send + 'static {
+        rt::task::yield_now()
+    }
+}
+
+// ---- Tokio ------------------------------------------------------------------
+
+/// Tokio's multi-threaded runtime.
+pub struct Tokio(tokio::runtime::Runtime);
+
+impl Runtime for Tokio {
+    type Spawner = tokio::runtime::Handle;
+    const NAME: &'static str = "tokio";
+
+    fn start(workers: usize) -> Tokio {
+        Tokio(
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(workers)
+                .enable_all()
+                .build()
+                .expect("start tokio"),
+        )
+    }
+
+    fn spawner(&self) -> tokio::runtime::Handle {
+        self.0.handle().clone()
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.0.block_on(future)
+    }
+}
+
+/// Tokio's JoinHandle with the error unwrapped.
+pub struct TokioJoin<T>(tokio::task::JoinHandle<T>);
+
+impl<T> Future for TokioJoin<T> {
+    type Output = T;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<T> {
+        Pin::new(&mut self.0)
+            .poll(cx)
+            .map(|result| result.expect("task failed"))
+    }
+}
+
+impl Spawner for tokio::runtime::Handle {
+    type Join<T: Send + 'static> = TokioJoin<T>;
+
+    fn spawn<F>(&self, future: F) -> TokioJoin<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        TokioJoin(tokio::runtime::Handle::spawn(self, future))
+    }
+
+    fn spawn_detached<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        drop(tokio::runtime::Handle::spawn(self, future));
+    }
+
+    fn yield_now(&self) -> impl Future<Output = ()> + Send + 'static {
+        tokio::task::yield_now()
+    }
+}
+
+// ---- async-executor ------------------------------------------------------------
+
+/// `async-executor` run by `workers` threads, as smol does it.
+pub struct Smol {
+    executor: Arc<async_executor::Executor<'static>>,
+    stops: Vec<futures::channel::oneshot::Sender<()>>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Runtime for Smol {
+    type Spawner = Arc<async_executor::Executor<'static>>;
+    const NAME: &'static str = "async-executor";
+
+    fn start(workers: usize) -> Smol {
+        let executor = Arc::new(async_executor::Executor::new());
+        let mut stops = Vec::new();
+        let mut threads = Vec::new();
+        for index in 0..workers {
+            let (stop, stopped) = futures::channel::oneshot::channel::<()>();
+            let executor = executor.clone();
+            stops.push(stop);
+            threads.push(
+                std::thread::Builder::new()
+                    .name(format!("smol-{index}"))
+                    .spawn(move || {
+                        let _ = futures::executor::block_on(executor.run(stopped));
+                    })
+                    .expect("start an executor thread"),
+            );
+        }
+        Smol {
+            executor,
+            stops,
+            threads,
+        }
+    }
+
+    fn spawner(&self) -> Self::Spawner {
+        self.executor.clone()
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        // Like Tokio's block_on: the calling thread waits; it does not run
+        // the executor's tasks (that would give smol an extra worker).
+        futures::executor::block_on(future)
+    }
+}
+
+impl Drop for Smol {
+    fn drop(&mut self) {
+        self.stops.clear();
+        for thread in self.threads.drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Spawner for Arc<async_executor::Executor<'static>> {
+    type Join<T: Send + 'static> = async_executor::Task<T>;
+
+    fn spawn<F>(&self, future: F) -> async_executor::Task<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        async_executor::Executor::spawn(self, future)
+    }
+
+    fn spawn_detached<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        async_executor::Executor::spawn(self, future).detach();
+    }
+
+    fn yield_now(&self) -> impl Future<Output = ()> + Send + 'static {
+        YieldNow(false)
+    }
+}
+
+/// Yields once: wakes itself and returns `Pending` (what smol's `yield_now`
+/// does).
+pub struct YieldNow(bool);
+
+impl Future for YieldNow {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}

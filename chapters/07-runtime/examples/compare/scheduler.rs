@@ -1,0 +1,143 @@
+//! `compare -- scheduler`: Tokio's scheduler workloads on the three runtimes,
+//! interleaved A B C A B C so that a noisy moment hurts all three alike;
+//! medians over the rounds; ratios of our median over theirs.
+
+use super::runtimes::{Ours, Runtime, Smol, Tokio};
+use super::workloads::{self, ALL, Workload};
+use chapter_01::console::{Console, human_duration_ns};
+use chapter_01::machine::Machine;
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+
+/// How long the scheduler comparison runs.
+pub struct Config {
+    /// Worker threads in every runtime.
+    pub workers: usize,
+    /// Rounds (samples per runtime per workload).
+    pub rounds: usize,
+    /// Each sample repeats the workload until it lasts about this long.
+    pub sample: Duration,
+    /// Only these workloads (all if empty).
+    pub only: Vec<Workload>,
+}
+
+/// Medians of one workload.
+struct Row {
+    workload: Workload,
+    iterations: usize,
+    ours_ns: f64,
+    tokio_ns: f64,
+    smol_ns: f64,
+}
+
+/// Runs the comparison; prints progress and a table (or JSON).
+pub fn run(console: &Console, config: &Config) -> Value {
+    let machine = Machine::current();
+    workloads::set_workers(config.workers);
+    console.say(format!(
+        "Tokio's scheduler workloads on {}, {} and {}, {} worker threads each",
+        Ours::NAME,
+        Tokio::NAME,
+        Smol::NAME,
+        config.workers
+    ));
+    console.say(format!("Measured on: {}", machine.describe()));
+    console.say(format!(
+        "{} rounds per workload, runtimes interleaved; each sample repeats the workload for about {} ms\n",
+        config.rounds,
+        config.sample.as_millis()
+    ));
+
+    let ours = Ours::start(config.workers);
+    let tokio = Tokio::start(config.workers);
+    let smol = Smol::start(config.workers);
+
+    let mut rows = Vec::new();
+    for workload in ALL {
+        if !config.only.is_empty() && !config.only.contains(&workload) {
+            continue;
+        }
+        // Warm up each runtime, and size the samples on the slowest.
+        let slowest = [
+            sample(&ours, workload, 2),
+            sample(&tokio, workload, 2),
+            sample(&smol, workload, 2),
+        ]
+        .into_iter()
+        .fold(0.0, f64::max);
+        let iterations = ((config.sample.as_nanos() as f64 / slowest) as usize).clamp(1, 1000);
+        let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..config.rounds {
+            a.push(sample(&ours, workload, iterations));
+            b.push(sample(&tokio, workload, iterations));
+            c.push(sample(&smol, workload, iterations));
+        }
+        let row = Row {
+            workload,
+            iterations,
+            ours_ns: median(a),
+            tokio_ns: median(b),
+            smol_ns: median(c),
+        };
+        console.say(format!(
+            "  {:<24} ours {:>9}   tokio {:>9}   async-executor {:>9}   ours/tokio {:>5.2}",
+            workload.name(),
+            human_duration_ns(row.ours_ns),
+            human_duration_ns(row.tokio_ns),
+            human_duration_ns(row.smol_ns),
+            row.ours_ns / row.tokio_ns
+        ));
+        rows.push(row);
+    }
+
+    let worst = rows
+        .iter()
+        .map(|row| row.ours_ns / row.tokio_ns)
+        .fold(0.0, f64::max);
+    console.say(format!(
+        "\nWorst ratio against Tokio: {worst:.2} (lower is better; the goal is at most 1.5)"
+    ));
+
+    json!({
+        "experiment": "scheduler",
+        "workers": config.workers,
+        "rounds": config.rounds,
+        "machine": machine.describe(),
+        "results": rows.iter().map(|row| json!({
+            "workload": row.workload.name(),
+            "ours_ns": row.ours_ns.round(),
+            "tokio_ns": row.tokio_ns.round(),
+            "async_executor_ns": row.smol_ns.round(),
+            "ratio_vs_tokio": round3(row.ours_ns / row.tokio_ns),
+            "ratio_vs_async_executor": round3(row.ours_ns / row.smol_ns),
+            "iterations_per_sample": row.iterations,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// Mean time of one run of `workload`, over `iterations` runs, with its
+/// background (if any) running.
+fn sample<R: Runtime>(rt: &R, workload: Workload, iterations: usize) -> f64 {
+    let background = workload.background(rt);
+    let start = Instant::now();
+    for _ in 0..iterations {
+        workload.run(rt);
+    }
+    let elapsed = start.elapsed();
+    drop(background);
+    elapsed.as_nanos() as f64 / iterations as f64
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}

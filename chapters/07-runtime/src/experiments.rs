@@ -1,0 +1,387 @@
+//! The chapter's experiments as the binary runs them: what the workers did
+//! under a burst of spawns, what the LIFO slot is worth, and what the inject
+//! queue's interval costs and buys.
+//!
+//! The comparison against Tokio and async-executor needs those crates, which
+//! are dev-dependencies only, so it lives in `examples/compare/`.
+
+use crate::runtime::{Builder, Runtime};
+use crate::sync::oneshot;
+use crate::task::JoinHandle;
+use chapter_01::console::{Console, Report, group_thousands, human_duration_ns};
+use chapter_01::experiments::add_machine;
+use chapter_01::machine::Machine;
+use chapter_01::measure::Samples;
+use std::error::Error;
+use std::future::Future;
+use std::hint::black_box;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+/// What an experiment returns: its report, or one error for the binary to print.
+pub type Outcome = Result<Report, Box<dyn Error>>;
+
+fn runtime(workers: usize) -> Result<Runtime, Box<dyn Error>> {
+    Ok(Builder::new_multi_thread()
+        .worker_threads(workers)
+        .build()?)
+}
+
+/// A little CPU work, the same on every run: about a microsecond in a
+/// release build.
+fn work(rounds: u64) -> u64 {
+    let mut x = 0x9E37_79B9u64;
+    for i in 0..rounds {
+        x = black_box(x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(i));
+    }
+    x
+}
+
+/// Busy-waits for `duration` (a CPU-bound poll).
+fn spin_for(duration: Duration) {
+    let start = Instant::now();
+    while start.elapsed() < duration {
+        std::hint::spin_loop();
+    }
+}
+
+/// `workers`: one task spawns a burst of small tasks and awaits them; the
+/// per-worker counters show the overflow, the steals and the parking.
+pub fn workers(console: &Console, workers: usize, tasks: usize) -> Outcome {
+    console.say(format!(
+        "One task spawns {} tasks (each about a microsecond of arithmetic) and awaits them all, on {workers} workers",
+        group_thousands(tasks as f64)
+    ));
+    let rt = runtime(workers)?;
+    let start = Instant::now();
+    let checksum = rt.block_on(rt.spawn(async move {
+        let handles: Vec<JoinHandle<u64>> = (0..tasks as u64)
+            .map(|i| crate::spawn(async move { work(1_000 + i % 7) }))
+            .collect();
+        let mut sum = 0u64;
+        for handle in handles {
+            sum = sum.wrapping_add(handle.await.expect("the task completes"));
+        }
+        sum
+    }))?;
+    let elapsed = start.elapsed();
+    black_box(checksum);
+    // Let the workers finish parking so the counters are final.
+    std::thread::sleep(Duration::from_millis(20));
+    let metrics = rt.metrics();
+
+    let mut report = Report::new("workers");
+    report
+        .add("workers", "worker threads", workers)
+        .add("tasks", "tasks spawned", tasks)
+        .add("elapsed_ms", "elapsed (ms)", elapsed.as_secs_f64() * 1e3)
+        .add(
+            "remote_schedules",
+            "scheduled from outside",
+            metrics.remote_schedule_count(),
+        );
+    console.say(format!(
+        "  took {}; {} tasks came through the inject queue from outside",
+        human_duration_ns(elapsed.as_nanos() as f64),
+        metrics.remote_schedule_count()
+    ));
+    console.say(format!(
+        "  {:<8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
+        "worker", "polls", "LIFO", "local", "stolen", "steals", "overflow", "inject", "parks"
+    ));
+    for w in 0..workers {
+        let row = [
+            metrics.worker_poll_count(w),
+            metrics.worker_lifo_poll_count(w),
+            metrics.worker_local_schedule_count(w),
+            metrics.worker_steal_count(w),
+            metrics.worker_steal_operations(w),
+            metrics.worker_overflow_count(w),
+            metrics.worker_inject_pull_count(w),
+            metrics.worker_park_count(w),
+        ];
+        console.say(format!(
+            "  {:<8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
+            w, row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7]
+        ));
+        for (key, label, value) in [
+            ("polls", "tasks polled", row[0]),
+            ("lifo_polls", "of which from the LIFO slot", row[1]),
+            ("local_schedules", "tasks scheduled onto itself", row[2]),
+            ("stolen", "tasks stolen from others", row[3]),
+            ("steal_operations", "steal operations", row[4]),
+            ("overflows", "ring overflows to the inject queue", row[5]),
+            ("inject_pulls", "tasks taken from the inject queue", row[6]),
+            ("parks", "times parked", row[7]),
+        ] {
+            report.add(
+                &format!("worker{w}_{key}"),
+                &format!("worker {w}: {label}"),
+                value,
+            );
+        }
+    }
+    console.say(
+        "  (local: spawned or woken onto its own queue; stolen/steals: tasks and operations; \
+         overflow: times its ring was full and sent half to the inject queue)",
+    );
+    add_machine(&mut report, &Machine::current());
+    Ok(report)
+}
+
+/// Which scheduler workload `lifo` measures.
+#[derive(Clone, Copy)]
+enum LifoWorkload {
+    /// A chain of spawns, each task spawning the next.
+    Chain,
+    /// Request/response between two tasks over oneshot channels.
+    PingPong,
+}
+
+impl LifoWorkload {
+    fn run(self, rt: &Runtime) {
+        match self {
+            LifoWorkload::Chain => {
+                fn link(n: usize, done: oneshot::Sender<()>) {
+                    if n == 0 {
+                        let _ = done.send(());
+                    } else {
+                        drop(crate::spawn(async move { link(n - 1, done) }));
+                    }
+                }
+                let (tx, rx) = oneshot::channel();
+                rt.block_on(async move {
+                    drop(crate::spawn(async move { link(1_000, tx) }));
+                    rx.await.expect("the chain completes");
+                });
+            }
+            LifoWorkload::PingPong => {
+                rt.block_on(rt.spawn(async {
+                    for _ in 0..1_000 {
+                        let (ping_tx, ping_rx) = oneshot::channel::<()>();
+                        let (pong_tx, pong_rx) = oneshot::channel::<()>();
+                        drop(crate::spawn(async move {
+                            ping_rx.await.expect("ping");
+                            let _ = pong_tx.send(());
+                        }));
+                        let _ = ping_tx.send(());
+                        pong_rx.await.expect("pong");
+                    }
+                }))
+                .expect("ping-pong completes");
+            }
+        }
+    }
+}
+
+/// `lifo`: chained spawns and ping-pong with the LIFO slot on and off.
+pub fn lifo(console: &Console, workers: usize, rounds: usize) -> Outcome {
+    console.say(format!(
+        "The LIFO slot on and off, {workers} workers, {rounds} rounds alternating, medians"
+    ));
+    let with = runtime(workers)?;
+    let without = Builder::new_multi_thread()
+        .worker_threads(workers)
+        .disable_lifo_slot()
+        .build()?;
+    let mut report = Report::new("lifo");
+    for (name, label, workload) in [
+        (
+            "chained_spawn",
+            "a chain of 1,000 spawns",
+            LifoWorkload::Chain,
+        ),
+        (
+            "ping_pong",
+            "1,000 ping-pongs over oneshot channels",
+            LifoWorkload::PingPong,
+        ),
+    ] {
+        // Warm both up, then alternate.
+        workload.run(&with);
+        workload.run(&without);
+        let (mut on, mut off) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            let start = Instant::now();
+            workload.run(&with);
+            on.push(start.elapsed());
+            let start = Instant::now();
+            workload.run(&without);
+            off.push(start.elapsed());
+        }
+        let on = Samples::from_durations(&on).median_ns();
+        let off = Samples::from_durations(&off).median_ns();
+        console.say(format!(
+            "  {label:<40} with the slot {:>9}   without {:>9}   without/with {:.2}",
+            human_duration_ns(on),
+            human_duration_ns(off),
+            off / on
+        ));
+        report
+            .add(
+                &format!("{name}_lifo_on_ns"),
+                &format!("{label}, LIFO slot on"),
+                on.round(),
+            )
+            .add(
+                &format!("{name}_lifo_off_ns"),
+                &format!("{label}, LIFO slot off"),
+                off.round(),
+            )
+            .add(
+                &format!("{name}_off_over_on"),
+                &format!("{label}, off / on"),
+                off / on,
+            );
+    }
+    add_machine(&mut report, &Machine::current());
+    Ok(report)
+}
+
+/// A CPU-bound task that never waits: each poll computes for `poll_time`,
+/// then wakes itself, so its worker's ring is never empty.
+struct Busy {
+    poll_time: Duration,
+    stop: Arc<AtomicBool>,
+    polls: u64,
+}
+
+impl Future for Busy {
+    type Output = u64;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<u64> {
+        if self.stop.load(Ordering::Relaxed) {
+            return Poll::Ready(self.polls);
+        }
+        spin_for(self.poll_time);
+        self.polls += 1;
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// `interval`: how long a task from outside waits behind busy local work,
+/// and what the busy work loses, for several global-queue intervals.
+pub fn interval(console: &Console, probes: usize, intervals: &[u32]) -> Outcome {
+    const BUSY_TASKS: usize = 8;
+    const POLL_TIME: Duration = Duration::from_micros(5);
+    const PROBE_EVERY: Duration = Duration::from_millis(2);
+    console.say(format!(
+        "One worker, {BUSY_TASKS} tasks that compute {} µs per poll and wake themselves; a plain thread \
+         spawns a probe every {} ms ({probes} probes); the probe's wait is spawn to first poll",
+        POLL_TIME.as_micros(),
+        PROBE_EVERY.as_millis()
+    ));
+    let mut report = Report::new("interval");
+    report
+        .add("busy_tasks", "busy tasks", BUSY_TASKS)
+        .add(
+            "busy_poll_us",
+            "busy poll (µs)",
+            POLL_TIME.as_micros() as u64,
+        )
+        .add("probes", "probes per interval", probes);
+    console.say(format!(
+        "  {:>8} {:>12} {:>12} {:>12} {:>16}",
+        "interval", "wait p50", "wait p99", "wait max", "busy polls/s"
+    ));
+    for &interval in intervals {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(1)
+            .global_queue_interval(interval)
+            .build()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let busy: Vec<_> = (0..BUSY_TASKS)
+            .map(|_| {
+                rt.spawn(Busy {
+                    poll_time: POLL_TIME,
+                    stop: stop.clone(),
+                    polls: 0,
+                })
+            })
+            .collect();
+        // Let the busy tasks fill the worker's ring.
+        std::thread::sleep(Duration::from_millis(20));
+        let polls_before = rt.metrics().worker_poll_count(0);
+        let started = Instant::now();
+        let mut waits = Vec::with_capacity(probes);
+        let mut pending = Vec::with_capacity(probes);
+        for _ in 0..probes {
+            let spawned = Instant::now();
+            pending.push(rt.spawn(async move { spawned.elapsed() }));
+            std::thread::sleep(PROBE_EVERY);
+        }
+        for probe in pending {
+            waits.push(rt.block_on(probe)?);
+        }
+        let elapsed = started.elapsed();
+        let polls = rt.metrics().worker_poll_count(0) - polls_before;
+        stop.store(true, Ordering::Relaxed);
+        for task in busy {
+            rt.block_on(task)?;
+        }
+        let waits = Samples::from_durations(&waits);
+        let polls_per_s = polls as f64 / elapsed.as_secs_f64();
+        console.say(format!(
+            "  {:>8} {:>12} {:>12} {:>12} {:>16}",
+            interval,
+            human_duration_ns(waits.median_ns()),
+            human_duration_ns(waits.percentile_ns(99.0)),
+            human_duration_ns(waits.max_ns()),
+            group_thousands(polls_per_s)
+        ));
+        report
+            .add(
+                &format!("interval_{interval}_wait_p50_us"),
+                &format!("interval {interval}: wait p50 (µs)"),
+                waits.median_ns() / 1e3,
+            )
+            .add(
+                &format!("interval_{interval}_wait_p99_us"),
+                &format!("interval {interval}: wait p99 (µs)"),
+                waits.percentile_ns(99.0) / 1e3,
+            )
+            .add(
+                &format!("interval_{interval}_busy_polls_per_s"),
+                &format!("interval {interval}: busy polls/s"),
+                polls_per_s.round(),
+            );
+    }
+    add_machine(&mut report, &Machine::current());
+    Ok(report)
+}
+
+/// The guided demo.
+pub fn demo(console: &Console, quick: bool) -> Outcome {
+    let machine = Machine::current();
+    let workers_n = machine.logical_cpus.max(2);
+    console.say("Chapter 7: a work-stealing runtime");
+    console.say(format!("Measured on: {}", machine.describe()));
+    console.say("");
+    let mut report = Report::new("demo");
+    console.say("1/3 What the workers did");
+    report.extend(workers(
+        console,
+        workers_n,
+        if quick { 20_000 } else { 200_000 },
+    )?);
+    console.say("");
+    console.say("2/3 What the LIFO slot is worth");
+    report.extend(lifo(console, workers_n, if quick { 5 } else { 15 })?);
+    console.say("");
+    console.say("3/3 The inject queue's interval: fairness against throughput");
+    report.extend(interval(
+        console,
+        if quick { 50 } else { 250 },
+        &[1, 7, 31, 61, 127, 255],
+    )?);
+    report.remove_prefixed("machine_");
+    add_machine(&mut report, &machine);
+    console.say("");
+    console.say("Against Tokio and async-executor, same workloads, same threads:");
+    console.say("  cargo run --release -p chapter-07 --example compare -- scheduler");
+    Ok(report)
+}

@@ -1,0 +1,30 @@
+//! # Chapter 7: a Tokio-class runtime
+//!
+//! Chapter 6 ran every task on one thread. This crate runs them on all the
+//! cores, the way Tokio's multi-threaded runtime does, and is a runtime a
+//! reader can use: `Runtime::new()?.block_on(async { rt::spawn(...).await })`.
+//!
+//! * [`task`]: a task is one allocation with an atomic state word; wakers
+//!   are task pointers; [`JoinHandle`](task::JoinHandle) and
+//!   [`JoinError`](task::JoinError);
+//! * `scheduler`: per-worker lock-free run queues with work stealing, the
+//!   LIFO slot, the inject queue, searching and parking;
+//! * [`runtime`]: [`Builder`], [`Runtime`], [`Handle`], [`spawn`], metrics;
+//! * [`sync`]: `oneshot` and a bounded `mpsc`.
+//!
+//! Unsafe code lives in `task/` (the allocation, the harness, the waker
+//! vtable) and `scheduler/queue.rs` (the ring buffer), every block with a
+//! `// SAFETY:` comment; those files are checked by Miri (`cargo +nightly
+//! miri test -p chapter-07 --lib`) and their races by loom (`RUSTFLAGS="--cfg
+//! loom" cargo test -p chapter-07 --release loom`).
+//!
+//! Book: Chapter 7.
+
+pub mod experiments;
+pub(crate) mod loom;
+pub mod runtime;
+pub(crate) mod scheduler;
+pub mod sync;
+pub mod task;
+
+pub use runtime::{Builder, Handle, Runtime, RuntimeMetrics, spawn};

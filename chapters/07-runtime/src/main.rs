@@ -1,0 +1,98 @@
+//! `chapter-07`: a work-stealing async runtime, measured.
+//!
+//! With no subcommand it runs the chapter's guided demo. The comparison with
+//! Tokio and async-executor is an example (those crates are dev-dependencies):
+//! `cargo run --release -p chapter-07 --example compare -- scheduler`.
+
+use chapter_01::console::{self, Console};
+use clap::{Parser, Subcommand};
+use rt::experiments;
+use std::process::ExitCode;
+
+/// Chapter 7: one runtime on every core: work stealing, the LIFO slot, the
+/// inject queue, parking.
+///
+/// With no command, runs the guided demo. Use --release:
+/// `cargo run --release -p chapter-07`.
+#[derive(Debug, Parser)]
+#[command(name = "chapter-07", version)]
+struct Cli {
+    /// Print exactly one JSON object on stdout (narrative goes to stderr).
+    #[arg(long, global = true)]
+    json: bool,
+
+    /// Run at small sizes: a few seconds.
+    #[arg(long, global = true)]
+    quick: bool,
+
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// One task spawns a burst of tasks; print what each worker did.
+    Workers {
+        /// Worker threads (default: logical CPUs, at least 2).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        workers: Option<u16>,
+        /// Tasks in the burst.
+        #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+        tasks: u32,
+    },
+    /// Chained spawns and ping-pong with the LIFO slot on and off.
+    Lifo {
+        /// Worker threads (default: logical CPUs, at least 2).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        workers: Option<u16>,
+        /// Rounds of each (medians are reported).
+        #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        rounds: u32,
+    },
+    /// How long a task from outside waits behind busy local work, per global-queue interval.
+    Interval {
+        /// Probe tasks per interval.
+        #[arg(long, default_value_t = 250, value_parser = clap::value_parser!(u32).range(1..=100_000))]
+        probes: u32,
+        /// Intervals to try (comma-separated).
+        #[arg(long, value_delimiter = ',', default_value = "1,7,31,61,127,255",
+              value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        intervals: Vec<u32>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli: Cli = console::parse_args();
+    console::exit_code(run(cli))
+}
+
+fn default_workers() -> usize {
+    std::thread::available_parallelism()
+        .map_or(2, usize::from)
+        .max(2)
+}
+
+fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
+    let console = Console::new(cli.json);
+    let quick = cli.quick;
+    let report = match cli.command {
+        None => experiments::demo(&console, quick)?,
+        Some(Command::Workers { workers, tasks }) => experiments::workers(
+            &console,
+            workers.map_or_else(default_workers, usize::from),
+            if quick { 20_000 } else { tasks as usize },
+        )?,
+        Some(Command::Lifo { workers, rounds }) => experiments::lifo(
+            &console,
+            workers.map_or_else(default_workers, usize::from),
+            if quick { 5 } else { rounds as usize },
+        )?,
+        Some(Command::Interval { probes, intervals }) => experiments::interval(
+            &console,
+            if quick { 50 } else { probes as usize },
+            &intervals,
+        )?,
+    };
+    console.finish(&report)?;
+    Ok(())
+}

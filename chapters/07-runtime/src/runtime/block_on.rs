@@ -1,0 +1,52 @@
+//! Running one future to completion on the calling thread.
+//!
+//! `Runtime::block_on` polls the given future on the thread that called it
+//! (not on a worker), and between polls parks that thread on a parker of
+//! its own; the future's waker unparks it. Tasks the future spawns go to the
+//! runtime's workers through the inject queue. This is how Tokio's
+//! multi-threaded runtime does it too, and it is why `block_on`'s future
+//! should do little work itself: it is not on a worker, so it is neither
+//! stolen from nor helped.
+//!
+//! Book: Chapter 7, "Many workers, one runtime".
+
+use crate::scheduler::park::{Parker, Unparker};
+use std::future::Future;
+use std::pin::pin;
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+
+struct ThreadWaker(Unparker);
+
+impl Wake for ThreadWaker {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+thread_local! {
+    /// One parker per thread, reused by every block_on on it.
+    static PARKER: (Parker, Waker) = {
+        let parker = Parker::new();
+        let waker = Waker::from(Arc::new(ThreadWaker(parker.unparker())));
+        (parker, waker)
+    };
+}
+
+/// Polls `future` on this thread until it completes, parking in between.
+pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    PARKER.with(|(parker, waker)| {
+        let mut cx = Context::from_waker(waker);
+        loop {
+            if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+                return output;
+            }
+            parker.park();
+        }
+    })
+}

@@ -1,0 +1,79 @@
+//! Which runtime the current thread belongs to, so that the free function
+//! [`spawn`](crate::spawn) knows where to put a task.
+//!
+//! A worker thread belongs to its runtime for its whole life. A thread in
+//! `Runtime::block_on` belongs to it for the duration of the call, as does a
+//! thread holding the guard of `Handle::enter`. The state is a thread-local
+//! handle, restored to its previous value when the guard is dropped.
+//!
+//! Entering a runtime to *block* (block_on, or being a worker) is refused
+//! when the thread is already inside one: the thread would stop running the
+//! outer runtime's work while it blocks, which deadlocks as soon as the
+//! inner future waits for that work (Chapter 6, "Colours").
+//!
+//! Book: Chapter 7, "Many workers, one runtime".
+
+use crate::scheduler::Handle;
+use std::cell::{Cell, RefCell};
+use std::sync::Arc;
+
+thread_local! {
+    static HANDLE: RefCell<Option<Arc<Handle>>> = const { RefCell::new(None) };
+    static BLOCKING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Calls `f` with the current runtime's handle, if any.
+pub(crate) fn with_current<R>(f: impl FnOnce(Option<&Arc<Handle>>) -> R) -> R {
+    HANDLE.with(|handle| f(handle.borrow().as_ref()))
+}
+
+/// Restores the previous handle when dropped.
+pub(crate) struct SetCurrentGuard {
+    previous: Option<Arc<Handle>>,
+}
+
+/// Makes `handle` the current runtime of this thread until the guard drops.
+pub(crate) fn set_current(handle: Arc<Handle>) -> SetCurrentGuard {
+    let previous = HANDLE.with(|current| current.borrow_mut().replace(handle));
+    SetCurrentGuard { previous }
+}
+
+impl Drop for SetCurrentGuard {
+    fn drop(&mut self) {
+        let previous = self.previous.take();
+        HANDLE.with(|current| *current.borrow_mut() = previous);
+    }
+}
+
+/// The thread runs a runtime's loop until the guard drops.
+pub(crate) struct EnterRuntimeGuard {
+    _handle: SetCurrentGuard,
+}
+
+/// Enters the runtime to block on it (block_on).
+///
+/// # Panics
+///
+/// If the thread already runs a runtime's loop.
+pub(crate) fn enter_runtime(handle: Arc<Handle>) -> EnterRuntimeGuard {
+    if BLOCKING.with(|blocking| blocking.replace(true)) {
+        panic!(
+            "cannot block_on inside a runtime: this thread already runs a runtime's tasks, \
+             and blocking it here can deadlock; use .await instead"
+        );
+    }
+    EnterRuntimeGuard {
+        _handle: set_current(handle),
+    }
+}
+
+/// Enters the runtime for a worker thread's whole life.
+pub(crate) fn enter_worker(handle: Arc<Handle>) -> EnterRuntimeGuard {
+    enter_runtime(handle)
+}
+
+impl Drop for EnterRuntimeGuard {
+    fn drop(&mut self) {
+        BLOCKING.with(|blocking| blocking.set(false));
+    }
+}

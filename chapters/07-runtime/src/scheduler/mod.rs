@@ -1,0 +1,221 @@
+//! The multi-threaded work-stealing scheduler.
+//!
+//! * `queue`: each worker's lock-free ring of 256 tasks, stealable by half;
+//! * `inject`: the shared queue for tasks from outside and for overflow;
+//! * `idle`: who sleeps, who searches, whom to wake;
+//! * `park`: sleeping without losing a wake-up;
+//! * `worker`: the loop each worker thread runs, and the LIFO slot;
+//! * `stats`: per-worker counters.
+//!
+//! This file holds [`Handle`], the state all workers share, and the entry
+//! points every task uses: spawning, and scheduling a woken task.
+//!
+//! ```text
+//!                       spawn / wake from outside
+//!                                 │
+//!                                 v
+//!                      ┌─────────────────────┐
+//!          overflow ──>│    inject queue     │<── overflow
+//!                      └─────────────────────┘
+//!                        │ every 31 ticks,  │
+//!                        │ or when empty    │
+//!          ┌─────────────v──┐          ┌────v───────────┐
+//!  wake ──>│ LIFO │ ring    │<─steal──>│ LIFO │ ring    │<── wake
+//!  from a  │ slot │ (256)   │   half   │ slot │ (256)   │    from a
+//!  task    └────────────────┘          └────────────────┘    task
+//!             worker 0                     worker 1
+//! ```
+//!
+//! Book: Chapter 7, "Many workers, one runtime".
+
+pub(crate) mod idle;
+pub(crate) mod inject;
+pub(crate) mod park;
+pub(crate) mod queue;
+pub(crate) mod stats;
+pub(crate) mod worker;
+
+use crate::loom::{AtomicU64, Mutex, Ordering, fence};
+use crate::task::owned::OwnedTasks;
+use crate::task::{self, JoinHandle, Schedule, Task};
+use idle::Idle;
+use inject::Inject;
+use park::Unparker;
+use queue::Steal;
+use stats::WorkerStats;
+use std::future::Future;
+use std::sync::Arc;
+
+/// A task ready to run on this scheduler.
+pub(crate) type Notified = task::Notified<Arc<Handle>>;
+
+/// Settings fixed when the runtime is built.
+#[derive(Clone, Debug)]
+pub(crate) struct Config {
+    /// Every this many ticks, a worker looks at the inject queue before its
+    /// own queue, so remote tasks cannot starve behind local ones.
+    pub(crate) global_queue_interval: u32,
+    /// Every this many ticks, a worker does its maintenance (checks for
+    /// shutdown; part 2 polls the I/O driver without blocking).
+    pub(crate) event_interval: u32,
+    /// Turns the LIFO slot off (to measure what it is worth).
+    pub(crate) disable_lifo_slot: bool,
+}
+
+/// What other threads need to reach one worker.
+pub(crate) struct Remote {
+    /// Steals from the worker's run queue.
+    pub(crate) steal: Steal<Notified>,
+    /// Wakes the worker when it is parked.
+    pub(crate) unpark: Unparker,
+}
+
+/// State shared by all workers of one runtime, and by every task (each task
+/// holds an `Arc<Handle>` as its scheduler).
+pub(crate) struct Handle {
+    pub(crate) remotes: Box<[Remote]>,
+    pub(crate) inject: Inject<Notified>,
+    pub(crate) idle: Idle,
+    pub(crate) owned: OwnedTasks<Arc<Handle>>,
+    pub(crate) config: Config,
+    pub(crate) stats: Box<[WorkerStats]>,
+    /// Tasks scheduled from outside a worker (to the inject queue).
+    pub(crate) remote_schedules: AtomicU64,
+    /// Tasks spawned since the start.
+    pub(crate) spawned: AtomicU64,
+    /// Workers that have stopped hand their cores in here; the last one
+    /// empties all the queues.
+    pub(crate) shutdown_cores: Mutex<Vec<worker::Core>>,
+    next_task_id: AtomicU64,
+}
+
+impl Handle {
+    /// The number of worker threads.
+    pub(crate) fn num_workers(&self) -> usize {
+        self.remotes.len()
+    }
+
+    /// Spawns a task onto this runtime.
+    pub(crate) fn spawn<F>(self: &Arc<Self>, future: F) -> JoinHandle<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let id = self.next_task_id.fetch_add(1, Ordering::Relaxed);
+        self.spawned.fetch_add(1, Ordering::Relaxed);
+        let (join, notified) = self.owned.bind(future, self.clone(), id);
+        if let Some(notified) = notified {
+            self.schedule_task(notified, false);
+        }
+        join
+    }
+
+    /// Puts a runnable task on a queue: the current worker's (LIFO slot or
+    /// ring) if we are on one of this runtime's workers, else the inject
+    /// queue; then wakes a parked worker if nobody is searching.
+    pub(crate) fn schedule_task(&self, task: Notified, is_yield: bool) {
+        let task = match worker::schedule_on_current_worker(self, task, is_yield) {
+            Ok(()) => return,
+            Err(task) => task,
+        };
+        self.remote_schedules.fetch_add(1, Ordering::Relaxed);
+        self.inject.push(task);
+        self.notify_parked();
+    }
+
+    /// Wakes one parked worker, if the idle policy says one should wake.
+    pub(crate) fn notify_parked(&self) {
+        if let Some(index) = self.idle.worker_to_notify() {
+            self.remotes[index].unpark.unpark();
+        }
+    }
+
+    /// Called by the last searcher before it parks: if any queue has work,
+    /// wake a worker for it.
+    pub(crate) fn notify_if_work_pending(&self) {
+        // Pairs with the fence in `Idle::should_notify`: we published "I am
+        // parked" before reading the queues; a pusher published its task
+        // before reading the idle state. One of us sees the other.
+        fence(Ordering::SeqCst);
+        let pending =
+            self.remotes.iter().any(|remote| !remote.steal.is_empty()) || !self.inject.is_empty();
+        if pending {
+            self.notify_parked();
+        }
+    }
+
+    /// Starts shutdown: closes the inject queue and wakes every worker so
+    /// that each sees it.
+    pub(crate) fn shutdown(&self) {
+        if self.inject.close() {
+            for remote in self.remotes.iter() {
+                remote.unpark.unpark();
+            }
+        }
+    }
+
+    /// A stopped worker hands in its core. When all are in, drop whatever
+    /// the queues still hold: by then every task was shut down, so each
+    /// queued `Notified` only releases a reference.
+    pub(crate) fn shutdown_core(&self, core: worker::Core) {
+        let cores = {
+            let mut cores = self.shutdown_cores.lock();
+            cores.push(core);
+            if cores.len() < self.num_workers() {
+                return;
+            }
+            std::mem::take(&mut *cores)
+        };
+        for mut core in cores {
+            core.drain_queues();
+        }
+        drop(self.inject.drain());
+    }
+}
+
+impl Schedule for Arc<Handle> {
+    fn schedule(&self, task: Notified) {
+        self.schedule_task(task, false);
+    }
+
+    fn yield_now(&self, task: Notified) {
+        self.schedule_task(task, true);
+    }
+
+    fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
+        self.owned.remove(task)
+    }
+}
+
+/// Builds the shared state and one core per worker.
+pub(crate) fn create(
+    num_workers: usize,
+    config: Config,
+) -> (Arc<Handle>, Vec<(worker::Core, park::Parker)>) {
+    let mut remotes = Vec::with_capacity(num_workers);
+    let mut cores = Vec::with_capacity(num_workers);
+    for index in 0..num_workers {
+        let (steal, run_queue) = queue::local();
+        let parker = park::Parker::new();
+        remotes.push(Remote {
+            steal,
+            unpark: parker.unparker(),
+        });
+        cores.push((worker::Core::new(index, run_queue), parker));
+    }
+    let handle = Arc::new(Handle {
+        remotes: remotes.into_boxed_slice(),
+        inject: Inject::new(),
+        idle: Idle::new(num_workers),
+        // Four shards per worker keeps spawn and completion on different
+        // workers off each other's locks.
+        owned: OwnedTasks::new(4 * num_workers),
+        config,
+        stats: (0..num_workers).map(|_| WorkerStats::default()).collect(),
+        remote_schedules: AtomicU64::new(0),
+        spawned: AtomicU64::new(0),
+        shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
+        next_task_id: AtomicU64::new(1),
+    });
+    (handle, cores)
+}

@@ -1,0 +1,521 @@
+//! The loop each worker thread runs.
+//!
+//! ```text
+//! loop:
+//!     tick += 1
+//!     every event_interval ticks: maintenance (shutdown? I/O and timers, part 2)
+//!     task = every global_queue_interval ticks: inject queue first, then local
+//!            otherwise: LIFO slot, local ring, then a batch from the inject queue
+//!     else   steal half of a random victim's ring (searching), then inject again
+//!     else   park until woken
+//!     run the task, then up to 3 tasks from the LIFO slot
+//! ```
+//!
+//! A worker's mutable state is its [`Core`]: its ring, its LIFO slot, its
+//! tick, whether it is searching. The core sits in a `RefCell` in the
+//! worker's thread-local [`Context`], so that a task being polled on this
+//! thread can reach it when it wakes or spawns another task: that is how a
+//! spawn from inside the runtime lands in the local queue (no lock, no
+//! atomic read-modify-write) while a spawn from outside goes to the inject
+//! queue.
+//!
+//! Yielding is a lower priority than everything else: a task that calls
+//! `yield_now` leaves its waker in the worker's *defer list*, and the worker
+//! wakes those tasks only when it has nothing else to run (or at its next
+//! maintenance tick). A loop of yielding tasks therefore cannot keep a worker
+//! from taking new work out of the inject queue in batches.
+//!
+//! The LIFO slot: when the running task wakes or spawns a task, that task
+//! goes into the slot, and it runs as soon as the current poll returns,
+//! ahead of the ring. A message passed to a waiting task is then handled
+//! while it is still in cache, and a request/response pair of tasks
+//! ping-pongs on one core without queueing behind everything else. Two
+//! limits keep it from starving the ring: a task woken while the slot is
+//! full pushes the older occupant to the back of the ring, and after three
+//! LIFO polls in a row the slot is switched off until the next task from the
+//! ring. The slot is never stolen, so its task waits if the current poll
+//! blocks the thread (another reason not to block in a task).
+//!
+//! Book: Chapter 7, "The worker loop" and "The LIFO slot".
+
+use super::park::Parker;
+use super::queue::{self, Local};
+use super::stats::WorkerStats;
+use super::{Handle, Notified};
+use crate::runtime::context;
+use std::cell::{Cell, RefCell};
+use std::sync::Arc;
+use std::task::Waker;
+
+/// How many tasks in a row may run from the LIFO slot before it is switched
+/// off for the rest of the tick. Enough for a message to be handed to the
+/// task that waits for it and for that one to answer; small enough that a
+/// pair of tasks ping-ponging forever cannot starve the ring.
+pub(crate) const MAX_LIFO_POLLS_PER_TICK: usize = 3;
+
+/// A worker's own state.
+pub(crate) struct Core {
+    index: usize,
+    /// Incremented once per iteration of the worker loop.
+    tick: u32,
+    /// The task to run next, woken or spawned by the task that ran last.
+    lifo_slot: Option<Notified>,
+    /// False after MAX_LIFO_POLLS_PER_TICK LIFO polls in a row.
+    lifo_enabled: bool,
+    run_queue: Local<Notified>,
+    /// Counted in `Idle`'s number of searchers.
+    is_searching: bool,
+    is_shutdown: bool,
+    rand: FastRand,
+}
+
+/// The thread-local state of a worker thread.
+pub(crate) struct Context {
+    handle: Arc<Handle>,
+    index: usize,
+    core: RefCell<Option<Core>>,
+    parker: Parker,
+    /// Wakers of tasks that yielded, woken when the worker runs dry.
+    defer: RefCell<Vec<Waker>>,
+}
+
+thread_local! {
+    /// The worker context of this thread, if it is a worker; null otherwise.
+    static CURRENT: Cell<*const Context> = const { Cell::new(std::ptr::null()) };
+}
+
+/// Tries to schedule `task` on the current thread's worker, if this thread
+/// is a worker of `handle`'s runtime and its core is available. Gives the
+/// task back otherwise.
+pub(crate) fn schedule_on_current_worker(
+    handle: &Handle,
+    task: Notified,
+    is_yield: bool,
+) -> Result<(), Notified> {
+    let cx = CURRENT.with(Cell::get);
+    if cx.is_null() {
+        return Err(task);
+    }
+    // SAFETY: CURRENT is set by `run` to a Context that lives on that
+    // thread's stack for as long as the pointer is set, and is cleared
+    // before it is dropped; we are on that thread.
+    let cx = unsafe { &*cx };
+    if !std::ptr::eq(&*cx.handle, handle) {
+        return Err(task);
+    }
+    // The core is borrowed only between polls; during a poll (when tasks
+    // wake each other) it is free. If it is taken (shutdown is dropping
+    // tasks), the caller falls back to the inject queue.
+    let Ok(mut core) = cx.core.try_borrow_mut() else {
+        return Err(task);
+    };
+    let Some(core) = core.as_mut() else {
+        return Err(task);
+    };
+    core.schedule_local(handle, task, is_yield);
+    Ok(())
+}
+
+/// Defers `waker` to the current worker's defer list if this thread is a
+/// worker; otherwise wakes it now. Returns whether it was deferred.
+pub(crate) fn defer(waker: &Waker) -> bool {
+    let cx = CURRENT.with(Cell::get);
+    if cx.is_null() {
+        waker.wake_by_ref();
+        return false;
+    }
+    // SAFETY: as in `schedule_on_current_worker`.
+    let cx = unsafe { &*cx };
+    match cx.defer.try_borrow_mut() {
+        Ok(mut defer) => {
+            // The same task yielding twice in a row is deferred once.
+            if !defer.last().is_some_and(|last| last.will_wake(waker)) {
+                defer.push(waker.clone());
+            }
+            true
+        }
+        Err(_) => {
+            waker.wake_by_ref();
+            false
+        }
+    }
+}
+
+/// The body of a worker thread.
+pub(crate) fn run(handle: Arc<Handle>, core: Core, parker: Parker) {
+    let cx = Context {
+        index: core.index,
+        handle: handle.clone(),
+        core: RefCell::new(Some(core)),
+        parker,
+        defer: RefCell::new(Vec::new()),
+    };
+    let _runtime = context::enter_worker(handle);
+    CURRENT.with(|current| current.set(&cx));
+    // Clears CURRENT even if something below panics.
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            CURRENT.with(|current| current.set(std::ptr::null()));
+        }
+    }
+    let _reset = Reset;
+    cx.run();
+}
+
+impl Context {
+    fn stats(&self) -> &WorkerStats {
+        &self.handle.stats[self.index]
+    }
+
+    fn run(&self) {
+        loop {
+            let maintenance_due = {
+                let mut core = self.core.borrow_mut();
+                let core = core.as_mut().expect("the worker owns its core");
+                core.tick = core.tick.wrapping_add(1);
+                let due = core.tick.is_multiple_of(self.handle.config.event_interval);
+                if due {
+                    core.maintenance(&self.handle);
+                }
+                if core.is_shutdown {
+                    break;
+                }
+                due
+            };
+            if maintenance_due {
+                // Yielded tasks get their turn at least this often.
+                self.wake_deferred();
+            }
+            let task = {
+                let mut core = self.core.borrow_mut();
+                let core = core.as_mut().expect("the worker owns its core");
+                core.next_task(&self.handle)
+                    .or_else(|| core.steal_work(&self.handle))
+            };
+            match task {
+                Some(task) => self.run_task(task),
+                // Nothing else to do: now the tasks that yielded run again.
+                None if self.has_deferred() => self.wake_deferred(),
+                None => self.park(),
+            }
+        }
+        self.shutdown();
+    }
+
+    fn has_deferred(&self) -> bool {
+        !self.defer.borrow().is_empty()
+    }
+
+    /// Wakes every deferred task; each goes to this worker's queue.
+    fn wake_deferred(&self) {
+        let mut wakers = std::mem::take(&mut *self.defer.borrow_mut());
+        if wakers.is_empty() {
+            return;
+        }
+        // They yielded: they go to the back of the ring, not to the LIFO
+        // slot (run_task switches the slot back on for the next task).
+        if let Some(core) = self.core.borrow_mut().as_mut() {
+            core.lifo_enabled = false;
+        }
+        for waker in wakers.drain(..) {
+            waker.wake();
+        }
+        // Keep the allocation for next time.
+        let mut defer = self.defer.borrow_mut();
+        if defer.is_empty() {
+            *defer = wakers;
+        }
+    }
+
+    /// Polls `task`, then whatever it put in the LIFO slot, up to the limit.
+    fn run_task(&self, task: Notified) {
+        {
+            let mut core = self.core.borrow_mut();
+            let core = core.as_mut().expect("the worker owns its core");
+            core.transition_from_searching(&self.handle);
+            core.lifo_enabled = !self.handle.config.disable_lifo_slot;
+        }
+        self.stats().polls.incr();
+        task.run();
+
+        let mut lifo_polls = 0;
+        loop {
+            let task = {
+                let mut core = self.core.borrow_mut();
+                let core = core.as_mut().expect("the worker owns its core");
+                let Some(task) = core.lifo_slot.take() else {
+                    return;
+                };
+                lifo_polls += 1;
+                if lifo_polls >= MAX_LIFO_POLLS_PER_TICK {
+                    // This is the last LIFO poll: what it wakes goes to the ring.
+                    core.lifo_enabled = false;
+                }
+                task
+            };
+            self.stats().polls.incr();
+            self.stats().lifo_polls.incr();
+            task.run();
+        }
+    }
+
+    /// Parks until woken with work to do, or until shutdown.
+    fn park(&self) {
+        {
+            let mut core = self.core.borrow_mut();
+            let core = core.as_mut().expect("the worker owns its core");
+            if !core.transition_to_parked(&self.handle) {
+                return;
+            }
+            self.stats().queue_depth.set(0);
+        }
+        self.stats().parks.incr();
+        loop {
+            self.parker.park();
+            let mut core = self.core.borrow_mut();
+            let core = core.as_mut().expect("the worker owns its core");
+            core.maintenance(&self.handle);
+            if core.is_shutdown {
+                return;
+            }
+            if core.transition_from_parked(&self.handle) {
+                self.stats().unparks.incr();
+                return;
+            }
+        }
+    }
+
+    /// The loop saw shutdown: cancel every task (every worker tries; the
+    /// first does the work), then hand the core in.
+    fn shutdown(&self) {
+        self.handle.owned.close_and_shutdown_all();
+        // Each deferred waker holds a reference to a task now cancelled.
+        drop(std::mem::take(&mut *self.defer.borrow_mut()));
+        let core = self
+            .core
+            .borrow_mut()
+            .take()
+            .expect("the worker owns its core");
+        self.handle.shutdown_core(core);
+    }
+}
+
+impl Core {
+    pub(crate) fn new(index: usize, run_queue: Local<Notified>) -> Core {
+        Core {
+            index,
+            tick: 0,
+            lifo_slot: None,
+            lifo_enabled: true,
+            run_queue,
+            is_searching: false,
+            is_shutdown: false,
+            rand: FastRand::new(index),
+        }
+    }
+
+    /// The next task from this worker's own queues, or a batch from the
+    /// inject queue.
+    fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
+        if self
+            .tick
+            .is_multiple_of(handle.config.global_queue_interval)
+        {
+            // Fairness: every so often the inject queue goes first, so tasks
+            // from outside are not starved by a worker that keeps itself busy.
+            if let Some(task) = handle.inject.pop() {
+                handle.stats[self.index].inject_pulls.incr();
+                return Some(task);
+            }
+            return self.next_local_task();
+        }
+        self.next_local_task()
+            .or_else(|| self.refill_from_inject(handle))
+    }
+
+    fn next_local_task(&mut self) -> Option<Notified> {
+        self.lifo_slot.take().or_else(|| self.run_queue.pop())
+    }
+
+    /// Takes a fair share of the inject queue into the local ring, returning
+    /// one task to run now. The share is the queue's length divided by the
+    /// number of workers (plus one), so one worker does not take it all
+    /// while others are waking up to help; at most half a ring.
+    fn refill_from_inject(&mut self, handle: &Handle) -> Option<Notified> {
+        if handle.inject.is_empty() {
+            return None;
+        }
+        let room = self.run_queue.remaining_slots().min(queue::CAPACITY / 2);
+        let want = (handle.inject.len() / handle.num_workers() + 1).min(room + 1);
+        let mut first = None;
+        let mut spilled = Vec::new();
+        let run_queue = &mut self.run_queue;
+        let taken = handle.inject.pop_n(want, |task| {
+            if first.is_none() {
+                first = Some(task);
+            } else if let Err(task) = run_queue.push_back_if_room(task) {
+                // Cannot happen (we asked for at most `room` more), but the
+                // inject lock is held here, so overflowing would deadlock.
+                spilled.push(task);
+            }
+        });
+        if !spilled.is_empty() {
+            handle.inject.push_batch(spilled.into_iter());
+        }
+        handle.stats[self.index].inject_pulls.add(taken as u64);
+        first
+    }
+
+    /// Looks for work elsewhere: steals from the other workers, starting at a
+    /// random one, then checks the inject queue. Only if allowed to search.
+    fn steal_work(&mut self, handle: &Handle) -> Option<Notified> {
+        if !self.transition_to_searching(handle) {
+            return None;
+        }
+        let workers = handle.num_workers();
+        let start = self.rand.below(workers);
+        for i in 0..workers {
+            let victim = (start + i) % workers;
+            if victim == self.index {
+                continue;
+            }
+            let before = self.run_queue.len();
+            if let Some(task) = handle.remotes[victim].steal.steal_into(&mut self.run_queue) {
+                let stats = &handle.stats[self.index];
+                stats.steal_operations.incr();
+                stats.steals.add((self.run_queue.len() - before + 1) as u64);
+                return Some(task);
+            }
+        }
+        self.refill_from_inject(handle)
+    }
+
+    /// Schedules a task woken or spawned on this worker.
+    fn schedule_local(&mut self, handle: &Handle, task: Notified, is_yield: bool) {
+        handle.stats[self.index].local_schedules.incr();
+        let pushed_to_ring = if is_yield || !self.lifo_enabled {
+            self.push_back(handle, task);
+            true
+        } else {
+            match self.lifo_slot.replace(task) {
+                // The previous occupant waits at the back of the ring.
+                Some(previous) => {
+                    self.push_back(handle, previous);
+                    true
+                }
+                None => false,
+            }
+        };
+        // A task in the ring can be stolen: wake a worker to steal it if
+        // nobody is searching. (The LIFO slot cannot be stolen, so putting a
+        // task there wakes nobody.)
+        if pushed_to_ring {
+            handle.notify_parked();
+        }
+    }
+
+    fn push_back(&mut self, handle: &Handle, task: Notified) {
+        if self.run_queue.push_back_or_overflow(task, &handle.inject) {
+            handle.stats[self.index].overflows.incr();
+        }
+    }
+
+    fn maintenance(&mut self, handle: &Handle) {
+        if !self.is_shutdown {
+            self.is_shutdown = handle.inject.is_closed();
+        }
+        handle.stats[self.index]
+            .queue_depth
+            .set(self.run_queue.len() as u64);
+    }
+
+    fn transition_to_searching(&mut self, handle: &Handle) -> bool {
+        if !self.is_searching {
+            self.is_searching = handle.idle.transition_worker_to_searching();
+        }
+        self.is_searching
+    }
+
+    fn transition_from_searching(&mut self, handle: &Handle) {
+        if !self.is_searching {
+            return;
+        }
+        self.is_searching = false;
+        if handle.idle.transition_worker_from_searching() {
+            // We were the last searcher and found work: there may be more
+            // where this came from, so wake someone to look.
+            handle.notify_parked();
+        }
+    }
+
+    /// Returns false if the worker has work after all and must not park.
+    fn transition_to_parked(&mut self, handle: &Handle) -> bool {
+        if self.lifo_slot.is_some() || !self.run_queue.is_empty() {
+            return false;
+        }
+        let was_last_searcher = handle
+            .idle
+            .transition_worker_to_parked(self.index, self.is_searching);
+        self.is_searching = false;
+        if was_last_searcher {
+            handle.notify_if_work_pending();
+        }
+        true
+    }
+
+    /// After a wake-up: returns true if the worker should run again.
+    fn transition_from_parked(&mut self, handle: &Handle) -> bool {
+        if self.lifo_slot.is_some() || !self.run_queue.is_empty() {
+            handle.idle.unpark_worker_by_id(self.index);
+            return true;
+        }
+        if handle.idle.is_parked(self.index) {
+            // Spurious: nobody took us off the sleepers list.
+            return false;
+        }
+        // `worker_to_notify` counted us as searching when it woke us.
+        self.is_searching = true;
+        true
+    }
+
+    /// At shutdown, after every task was cancelled: drop what the queues hold.
+    pub(crate) fn drain_queues(&mut self) {
+        drop(self.lifo_slot.take());
+        while let Some(task) = self.run_queue.pop() {
+            drop(task);
+        }
+    }
+}
+
+/// A small, fast pseudo-random generator (xorshift64*) for picking the first
+/// victim to steal from. Quality hardly matters; spreading thieves does.
+struct FastRand(u64);
+
+impl FastRand {
+    fn new(index: usize) -> FastRand {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let seed = (index as u64)
+            .wrapping_add(1)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ u64::from(nanos);
+        FastRand(seed | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.0 = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// A number in `0..n`.
+    fn below(&mut self, n: usize) -> usize {
+        (((self.next() >> 32) * n as u64) >> 32) as usize
+    }
+}

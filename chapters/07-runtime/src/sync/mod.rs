@@ -1,0 +1,15 @@
+//! Channels between tasks: [`oneshot`] for one value, [`mpsc`] for a
+//! bounded stream of them.
+//!
+//! Both are written plainly, a mutex around the channel's state and the
+//! wakers of whoever waits, because their job here is to be correct and
+//! small, not to be studied: the lesson of this chapter is the scheduler.
+//! (Tokio's channels are lock-free and intrusive; the book says what that
+//! buys.) What matters for the scheduler is how they wake: a send wakes the
+//! receiving task, which, when the sender is itself a task on a worker, goes
+//! to that worker's LIFO slot and runs next.
+//!
+//! Book: Chapter 7, "The LIFO slot".
+
+pub mod mpsc;
+pub mod oneshot;

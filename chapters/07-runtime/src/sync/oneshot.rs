@@ -1,0 +1,230 @@
+//! A channel for exactly one value.
+//!
+//! `Sender::send` stores the value and wakes the receiver; awaiting the
+//! `Receiver` yields it, or an error if the sender was dropped without
+//! sending. `Sender::closed` lets a producer notice that nobody is waiting
+//! any more and stop early.
+//!
+//! Book: Chapter 7, "The LIFO slot".
+
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker};
+
+/// Creates a one-shot channel.
+pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
+    let shared = Arc::new(Shared {
+        state: Mutex::new(State {
+            value: None,
+            sender_alive: true,
+            receiver_alive: true,
+            receiver_waker: None,
+            sender_waker: None,
+        }),
+    });
+    (
+        Sender {
+            shared: shared.clone(),
+        },
+        Receiver { shared },
+    )
+}
+
+/// Sends the value.
+pub struct Sender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+/// Receives the value: a future of `Result<T, RecvError>`.
+pub struct Receiver<T> {
+    shared: Arc<Shared<T>>,
+}
+
+/// The sender was dropped without sending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RecvError;
+
+/// `try_recv` found nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TryRecvError {
+    /// Nothing sent yet.
+    Empty,
+    /// The sender is gone and sent nothing.
+    Closed,
+}
+
+struct Shared<T> {
+    state: Mutex<State<T>>,
+}
+
+struct State<T> {
+    value: Option<T>,
+    sender_alive: bool,
+    receiver_alive: bool,
+    receiver_waker: Option<Waker>,
+    sender_waker: Option<Waker>,
+}
+
+impl<T> Shared<T> {
+    fn lock(&self) -> MutexGuard<'_, State<T>> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<T> Sender<T> {
+    /// Sends the value. Gives it back if the receiver is gone.
+    pub fn send(self, value: T) -> Result<(), T> {
+        let waker = {
+            let mut state = self.shared.lock();
+            if !state.receiver_alive {
+                return Err(value);
+            }
+            state.value = Some(value);
+            state.receiver_waker.take()
+        };
+        // Wake outside the lock: the receiver may run on this thread at once.
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        Ok(())
+    }
+
+    /// True if the receiver was dropped or closed.
+    pub fn is_closed(&self) -> bool {
+        !self.shared.lock().receiver_alive
+    }
+
+    /// Completes when the receiver is dropped or closed.
+    pub async fn closed(&mut self) {
+        std::future::poll_fn(|cx| {
+            let mut state = self.shared.lock();
+            if !state.receiver_alive {
+                return Poll::Ready(());
+            }
+            match &state.sender_waker {
+                Some(waker) if waker.will_wake(cx.waker()) => {}
+                _ => state.sender_waker = Some(cx.waker().clone()),
+            }
+            Poll::Pending
+        })
+        .await
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        let waker = {
+            let mut state = self.shared.lock();
+            state.sender_alive = false;
+            state.receiver_waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+impl<T> Receiver<T> {
+    /// Takes the value if it is there, without waiting.
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        let mut state = self.shared.lock();
+        match state.value.take() {
+            Some(value) => Ok(value),
+            None if state.sender_alive => Err(TryRecvError::Empty),
+            None => Err(TryRecvError::Closed),
+        }
+    }
+
+    /// Refuses the value from now on; a later `send` fails.
+    pub fn close(&mut self) {
+        let waker = {
+            let mut state = self.shared.lock();
+            state.receiver_alive = false;
+            state.sender_waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+}
+
+impl<T> Future for Receiver<T> {
+    type Output = Result<T, RecvError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut state = self.shared.lock();
+        if let Some(value) = state.value.take() {
+            return Poll::Ready(Ok(value));
+        }
+        if !state.sender_alive {
+            return Poll::Ready(Err(RecvError));
+        }
+        match &state.receiver_waker {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            _ => state.receiver_waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl fmt::Display for RecvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the sender was dropped without sending")
+    }
+}
+
+impl std::error::Error for RecvError {}
+
+impl<T> fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("oneshot::Sender")
+    }
+}
+
+impl<T> fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("oneshot::Receiver")
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    fn poll<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
+        Pin::new(future).poll(&mut Context::from_waker(Waker::noop()))
+    }
+
+    #[test]
+    fn value_arrives() {
+        let (tx, mut rx) = channel();
+        assert!(poll(&mut rx).is_pending());
+        tx.send(5).unwrap();
+        assert_eq!(poll(&mut rx), Poll::Ready(Ok(5)));
+    }
+
+    #[test]
+    fn dropped_sender_is_an_error() {
+        let (tx, mut rx) = channel::<u8>();
+        drop(tx);
+        assert_eq!(poll(&mut rx), Poll::Ready(Err(RecvError)));
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+    }
+
+    #[test]
+    fn send_to_a_dropped_receiver_gives_the_value_back() {
+        let (tx, rx) = channel();
+        assert!(!tx.is_closed());
+        drop(rx);
+        assert!(tx.is_closed());
+        assert_eq!(tx.send(3), Err(3));
+    }
+}

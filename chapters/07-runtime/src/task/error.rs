@@ -1,0 +1,99 @@
+//! Why a task has no output: it was cancelled (aborted, or the runtime shut
+//! down) or its future panicked.
+//!
+//! A panic inside a task does not take down the worker thread: the harness
+//! catches it, drops the future, and stores the panic's payload here, so the
+//! code awaiting the `JoinHandle` can decide (log it, retry, or re-raise it
+//! with `std::panic::resume_unwind(err.into_panic())`).
+//!
+//! Book: Chapter 7, "A task is one allocation and one word".
+
+use std::any::Any;
+use std::fmt;
+
+/// The error a [`JoinHandle`](crate::task::JoinHandle) returns when its task
+/// did not finish normally.
+pub struct JoinError {
+    repr: Repr,
+}
+
+enum Repr {
+    Cancelled,
+    Panic(Box<dyn Any + Send + 'static>),
+}
+
+impl JoinError {
+    pub(crate) fn cancelled() -> JoinError {
+        JoinError {
+            repr: Repr::Cancelled,
+        }
+    }
+
+    pub(crate) fn panic(payload: Box<dyn Any + Send + 'static>) -> JoinError {
+        JoinError {
+            repr: Repr::Panic(payload),
+        }
+    }
+
+    /// True if the task was aborted or dropped by runtime shutdown.
+    pub fn is_cancelled(&self) -> bool {
+        matches!(self.repr, Repr::Cancelled)
+    }
+
+    /// True if the task's future panicked (while polled, or while dropped).
+    pub fn is_panic(&self) -> bool {
+        matches!(self.repr, Repr::Panic(_))
+    }
+
+    /// The panic's payload, for `std::panic::resume_unwind`.
+    ///
+    /// # Panics
+    ///
+    /// If the error is not a panic; check [`JoinError::is_panic`] first, or
+    /// use [`JoinError::try_into_panic`].
+    pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
+        self.try_into_panic()
+            .expect("JoinError::into_panic called on a cancelled task's error")
+    }
+
+    /// The panic's payload, or the error itself if it is not a panic.
+    pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
+        match self.repr {
+            Repr::Panic(payload) => Ok(payload),
+            Repr::Cancelled => Err(self),
+        }
+    }
+
+    /// The panic message, when the payload is a string (as `panic!` makes it).
+    fn panic_message(&self) -> Option<&str> {
+        match &self.repr {
+            Repr::Panic(payload) => payload
+                .downcast_ref::<&'static str>()
+                .copied()
+                .or_else(|| payload.downcast_ref::<String>().map(String::as_str)),
+            Repr::Cancelled => None,
+        }
+    }
+}
+
+impl fmt::Display for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.repr, self.panic_message()) {
+            (Repr::Cancelled, _) => f.write_str("task was cancelled"),
+            (Repr::Panic(_), Some(message)) => write!(f, "task panicked with message {message:?}"),
+            (Repr::Panic(_), None) => f.write_str("task panicked"),
+        }
+    }
+}
+
+impl fmt::Debug for JoinError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.repr, self.panic_message()) {
+            (Repr::Cancelled, _) => f.write_str("JoinError::Cancelled"),
+            (Repr::Panic(_), Some(message)) => write!(f, "JoinError::Panic({message:?})"),
+            (Repr::Panic(_), None) => f.write_str("JoinError::Panic(..)"),
+        }
+    }
+}
+
+impl std::error::Error for JoinError {}

@@ -1,0 +1,95 @@
+//! `JoinHandle<T>`: the spawner's side of a task, a future of the task's
+//! output.
+//!
+//! Awaiting it parks the awaiting task's waker in the task's trailer, handed
+//! over with the JOIN_WAKER bit (see `state.rs`) so that the completing worker
+//! and the awaiting task never touch the slot at the same time. Dropping it
+//! detaches the task: the task keeps running, and its output is dropped by
+//! whoever finishes last. `abort()` asks the runtime to drop the future at
+//! its next `.await` point (never in the middle of a poll).
+//!
+//! Book: Chapter 7, "A task is one allocation and one word".
+
+use super::error::JoinError;
+use super::harness::RawTask;
+use std::fmt;
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// An owned permission to await a spawned task's output (or its
+/// [`JoinError`]).
+pub struct JoinHandle<T> {
+    raw: RawTask,
+    _output: PhantomData<T>,
+}
+
+// SAFETY: the handle only moves the output from the task to its owner, so it
+// is Send when the output is; the task itself is shared through atomics.
+unsafe impl<T: Send> Send for JoinHandle<T> {}
+// SAFETY: `&JoinHandle` only allows abort() and is_finished(), which touch
+// the state word atomically and never the output.
+unsafe impl<T: Send> Sync for JoinHandle<T> {}
+
+impl<T> Unpin for JoinHandle<T> {}
+
+impl<T> JoinHandle<T> {
+    /// Wraps the JoinHandle's reference.
+    pub(crate) fn new(raw: RawTask) -> JoinHandle<T> {
+        JoinHandle {
+            raw,
+            _output: PhantomData,
+        }
+    }
+
+    /// Cancels the task: its future is dropped at the next opportunity (now,
+    /// if it is waiting; after the current poll, if it is running), and
+    /// awaiting this handle returns a cancelled [`JoinError`]. A task that
+    /// already finished keeps its output.
+    pub fn abort(&self) {
+        self.raw.remote_abort();
+    }
+
+    /// True once the task has finished, normally, by panic or by abort.
+    pub fn is_finished(&self) -> bool {
+        self.raw.header().state.load().is_complete()
+    }
+
+    /// The task's runtime-wide id.
+    pub fn id(&self) -> u64 {
+        self.raw.header().id
+    }
+}
+
+impl<T> Future for JoinHandle<T> {
+    type Output = Result<T, JoinError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut output = Poll::Pending;
+        // SAFETY: `output` has the type the task's vtable writes (this handle
+        // was made for a task whose output is T), and we are its JoinHandle.
+        unsafe {
+            self.raw.try_read_output(
+                &mut output as *mut Poll<Result<T, JoinError>> as *mut (),
+                cx.waker(),
+            );
+        }
+        output
+    }
+}
+
+impl<T> Drop for JoinHandle<T> {
+    fn drop(&mut self) {
+        self.raw.drop_join_handle();
+    }
+}
+
+impl<T> fmt::Debug for JoinHandle<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JoinHandle")
+            .field("id", &self.id())
+            .field("state", &self.raw.header().state)
+            .finish()
+    }
+}

@@ -1,0 +1,153 @@
+//! Tasks: a spawned future, its output, and everything that points to it.
+//!
+//! * [`state`](self::state): the atomic state word and its transitions;
+//! * `core`: the single allocation (header, future or output, join waker);
+//! * `harness`: poll, complete, cancel, the JoinHandle's side, free;
+//! * `waker`: wakers that are task pointers;
+//! * [`JoinHandle`] and [`JoinError`]: the spawner's side;
+//! * `owned`: the runtime's list of live tasks, for shutdown;
+//! * [`yield_now`]: give the worker to the other tasks for a moment.
+//!
+//! Three kinds of pointer own a reference to a task, and the scheduler only
+//! ever sees the first two:
+//!
+//! * [`Task`]: the owned list's reference;
+//! * [`Notified`]: a task that was woken and must be polled, the only thing
+//!   run queues hold; it is consumed by [`Notified::run`];
+//! * `JoinHandle` and `Waker`s.
+//!
+//! Book: Chapter 7, "A task is one allocation and one word".
+
+mod core;
+mod error;
+mod harness;
+mod join;
+pub(crate) mod owned;
+pub(crate) mod state;
+mod waker;
+mod yield_now;
+
+pub use error::JoinError;
+pub use join::JoinHandle;
+pub use yield_now::yield_now;
+
+pub use crate::runtime::spawn;
+
+pub(crate) use harness::RawTask;
+
+use self::core::Header;
+use std::fmt;
+use std::future::Future;
+
+/// What a task needs from the runtime it belongs to.
+pub(crate) trait Schedule: Send + Sync + Sized + 'static {
+    /// A woken task must be polled: put it on a run queue.
+    fn schedule(&self, task: Notified<Self>);
+
+    /// A task woke itself during its poll (`yield_now`): put it where it
+    /// lets the other tasks run first.
+    fn yield_now(&self, task: Notified<Self>) {
+        self.schedule(task);
+    }
+
+    /// A task completed: take it out of the owned list, returning the
+    /// list's reference (or `None` if shutdown took it already).
+    fn release(&self, task: &Task<Self>) -> Option<Task<Self>>;
+}
+
+/// One reference to a task, held by the owned list.
+pub(crate) struct Task<S: 'static> {
+    raw: RawTask,
+    _scheduler: std::marker::PhantomData<S>,
+}
+
+/// A task that was woken and must be polled: what run queues hold.
+pub(crate) struct Notified<S: 'static>(Task<S>);
+
+// SAFETY: a task is shared between threads only through its atomic state
+// word; its future and output were required to be Send at spawn.
+unsafe impl<S> Send for Task<S> {}
+// SAFETY: as above; `&Task` only reads the header.
+unsafe impl<S> Sync for Task<S> {}
+
+/// Creates a task with three references: the owned list's `Task`, the first
+/// `Notified`, and the `JoinHandle`.
+pub(crate) fn new_task<T, S>(
+    future: T,
+    scheduler: S,
+    id: u64,
+) -> (Task<S>, Notified<S>, JoinHandle<T::Output>)
+where
+    T: Future + Send + 'static,
+    T::Output: Send + 'static,
+    S: Schedule,
+{
+    let raw = RawTask::new(future, scheduler, id);
+    (
+        Task::from_raw(raw),
+        Notified(Task::from_raw(raw)),
+        JoinHandle::new(raw),
+    )
+}
+
+impl<S: 'static> Task<S> {
+    /// Takes over one reference the caller holds.
+    pub(crate) fn from_raw(raw: RawTask) -> Task<S> {
+        Task {
+            raw,
+            _scheduler: std::marker::PhantomData,
+        }
+    }
+
+    pub(crate) fn raw(&self) -> RawTask {
+        self.raw
+    }
+
+    pub(crate) fn header(&self) -> &Header {
+        self.raw.header()
+    }
+
+    /// The task's runtime-wide id.
+    pub(crate) fn id(&self) -> u64 {
+        self.header().id
+    }
+
+    /// Runtime shutdown: cancels the task if no worker is polling it, and
+    /// gives up this reference.
+    pub(crate) fn shutdown(self) {
+        let raw = self.raw;
+        std::mem::forget(self);
+        raw.shutdown();
+    }
+}
+
+impl<S: 'static> Drop for Task<S> {
+    fn drop(&mut self) {
+        self.raw.drop_reference();
+    }
+}
+
+impl<S: 'static> Notified<S> {
+    /// Polls the task (or cancels it, if it was aborted while queued); the
+    /// Notified's reference is used up.
+    pub(crate) fn run(self) {
+        let raw = self.0.raw;
+        std::mem::forget(self);
+        raw.poll();
+    }
+}
+
+impl<S: 'static> fmt::Debug for Task<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Task({}, {:?})", self.id(), self.header().state)
+    }
+}
+
+impl<S: 'static> fmt::Debug for Notified<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Notified({}, {:?})", self.0.id(), self.0.header().state)
+    }
+}
+
+#[cfg(test)]
+mod tests;

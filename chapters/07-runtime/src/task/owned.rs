@@ -1,0 +1,140 @@
+//! The runtime's list of every task it owns, so that shutdown can find and
+//! cancel them all, even those no queue and no waker points to.
+//!
+//! Each task holds one reference for this list from its spawn until it
+//! completes. The list is split into shards, each a mutex around a slab (a
+//! vector of slots and a free list), and a task goes to the shard its id
+//! selects: spawns and completions on different workers rarely contend for
+//! the same lock, and insert and remove are O(1) with no allocation once the
+//! slab has grown. The task remembers its slot in its header.
+//!
+//! Closing the list (at shutdown) marks every shard closed under its lock, so
+//! a task spawned after that is cancelled at once instead of being leaked.
+//!
+//! Book: Chapter 7, "Shutdown: every future dropped exactly once".
+
+use super::{JoinHandle, Notified, Schedule, Task};
+use crate::loom::{AtomicUsize, Mutex, Ordering};
+use std::future::Future;
+
+/// Every live task of one runtime.
+pub(crate) struct OwnedTasks<S: 'static> {
+    shards: Box<[Mutex<Shard<S>>]>,
+    mask: usize,
+    alive: AtomicUsize,
+}
+
+struct Shard<S: 'static> {
+    slots: Vec<Option<Task<S>>>,
+    free: Vec<usize>,
+    closed: bool,
+}
+
+impl<S: Schedule> OwnedTasks<S> {
+    /// A list with at least `shards` shards (rounded up to a power of two).
+    pub(crate) fn new(shards: usize) -> OwnedTasks<S> {
+        let count = shards.max(1).next_power_of_two();
+        OwnedTasks {
+            shards: (0..count)
+                .map(|_| {
+                    Mutex::new(Shard {
+                        slots: Vec::new(),
+                        free: Vec::new(),
+                        closed: false,
+                    })
+                })
+                .collect(),
+            mask: count - 1,
+            alive: AtomicUsize::new(0),
+        }
+    }
+
+    /// Creates a task and adds it to the list. Returns its JoinHandle and the
+    /// Notified to push to a run queue, or no Notified if the list is closed
+    /// (the task was cancelled on the spot).
+    pub(crate) fn bind<T>(
+        &self,
+        future: T,
+        scheduler: S,
+        id: u64,
+    ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
+    where
+        T: Future + Send + 'static,
+        T::Output: Send + 'static,
+    {
+        let (task, notified, join) = super::new_task(future, scheduler, id);
+        let mut shard = self.shards[id as usize & self.mask].lock();
+        if shard.closed {
+            drop(shard);
+            // Cancel it now: the future is dropped, the JoinHandle sees a
+            // cancelled error, and the stale Notified only drops a reference.
+            task.shutdown();
+            drop(notified);
+            return (join, None);
+        }
+        let index = match shard.free.pop() {
+            Some(index) => index,
+            None => {
+                shard.slots.push(None);
+                shard.slots.len() - 1
+            }
+        };
+        // SAFETY: the index is only read or written under this shard's lock,
+        // which we hold.
+        task.header()
+            .owned_index
+            .with_mut(|ptr| unsafe { *ptr = index });
+        shard.slots[index] = Some(task);
+        self.alive.fetch_add(1, Ordering::Relaxed);
+        (join, Some(notified))
+    }
+
+    /// Takes a completed task out of the list. Returns `None` if shutdown
+    /// already took it.
+    pub(crate) fn remove(&self, task: &Task<S>) -> Option<Task<S>> {
+        let mut shard = self.shards[task.header().id as usize & self.mask].lock();
+        // SAFETY: the index is only read or written under this shard's lock.
+        let index = task.header().owned_index.with(|ptr| unsafe { *ptr });
+        let slot = shard.slots.get_mut(index)?;
+        if slot.as_ref().map(Task::raw) != Some(task.raw()) {
+            return None;
+        }
+        let removed = slot.take();
+        shard.free.push(index);
+        self.alive.fetch_sub(1, Ordering::Relaxed);
+        removed
+    }
+
+    /// Closes the list and shuts down every task in it: each future is
+    /// dropped exactly once, by this call or by the worker polling it.
+    pub(crate) fn close_and_shutdown_all(&self) {
+        for shard in self.shards.iter() {
+            // Take the tasks out under the lock, cancel them outside it:
+            // dropping a future runs user code, which may spawn or wake.
+            let tasks: Vec<Task<S>> = {
+                let mut shard = shard.lock();
+                shard.closed = true;
+                shard.free.clear();
+                let taken: Vec<Task<S>> = shard.slots.drain(..).flatten().collect();
+                self.alive.fetch_sub(taken.len(), Ordering::Relaxed);
+                taken
+            };
+            for task in tasks {
+                task.shutdown();
+            }
+        }
+    }
+
+    /// Tasks spawned and not yet completed.
+    pub(crate) fn alive(&self) -> usize {
+        self.alive.load(Ordering::Relaxed)
+    }
+
+    /// True if no task is in the list.
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
+        self.shards
+            .iter()
+            .all(|shard| shard.lock().slots.iter().all(Option::is_none))
+    }
+}
