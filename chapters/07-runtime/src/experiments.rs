@@ -48,25 +48,41 @@ fn spin_for(duration: Duration) {
     }
 }
 
-/// `workers`: one task spawns a burst of small tasks and awaits them; the
-/// per-worker counters show the overflow, the steals and the parking.
-pub fn workers(console: &Console, workers: usize, tasks: usize) -> Outcome {
+/// A tree of tasks: a node spawns `fanout` children and awaits them; a leaf
+/// does about a microsecond of arithmetic.
+fn node(depth: u32, fanout: u32) -> Pin<Box<dyn Future<Output = u64> + Send>> {
+    Box::pin(async move {
+        if depth == 0 {
+            return work(1_000);
+        }
+        let children: Vec<JoinHandle<u64>> = (0..fanout)
+            .map(|_| crate::spawn(node(depth - 1, fanout)))
+            .collect();
+        let mut sum = 0u64;
+        for child in children {
+            sum = sum.wrapping_add(child.await.expect("the child completes"));
+        }
+        sum
+    })
+}
+
+/// Tasks in a tree of `depth` levels below the root with `fanout` children each.
+pub fn tree_size(depth: u32, fanout: u32) -> u64 {
+    (1..=depth).map(|level| u64::from(fanout).pow(level)).sum()
+}
+
+/// `workers`: a tree of tasks, each node spawning `fanout` children and
+/// awaiting them; the per-worker counters show the LIFO slot, the overflow,
+/// the steals and the parking.
+pub fn workers(console: &Console, workers: usize, depth: u32, fanout: u32) -> Outcome {
+    let tasks = tree_size(depth, fanout);
     console.say(format!(
-        "One task spawns {} tasks (each about a microsecond of arithmetic) and awaits them all, on {workers} workers",
+        "A tree of {} tasks ({depth} levels, {fanout} children per node; a leaf is about a microsecond of arithmetic), on {workers} workers",
         group_thousands(tasks as f64)
     ));
     let rt = runtime(workers)?;
     let start = Instant::now();
-    let checksum = rt.block_on(rt.spawn(async move {
-        let handles: Vec<JoinHandle<u64>> = (0..tasks as u64)
-            .map(|i| crate::spawn(async move { work(1_000 + i % 7) }))
-            .collect();
-        let mut sum = 0u64;
-        for handle in handles {
-            sum = sum.wrapping_add(handle.await.expect("the task completes"));
-        }
-        sum
-    }))?;
+    let checksum = rt.block_on(rt.spawn(node(depth, fanout)))?;
     let elapsed = start.elapsed();
     black_box(checksum);
     // Let the workers finish parking so the counters are final.
@@ -77,6 +93,8 @@ pub fn workers(console: &Console, workers: usize, tasks: usize) -> Outcome {
     report
         .add("workers", "worker threads", workers)
         .add("tasks", "tasks spawned", tasks)
+        .add("depth", "tree depth", depth)
+        .add("fanout", "children per node", fanout)
         .add("elapsed_ms", "elapsed (ms)", elapsed.as_secs_f64() * 1e3)
         .add(
             "remote_schedules",
@@ -177,10 +195,14 @@ impl LifoWorkload {
     }
 }
 
+/// Runs per sample of `lifo` (each run is under a millisecond; a sample of
+/// 20 is long enough to smooth over one preemption).
+const LIFO_REPS: u32 = 20;
+
 /// `lifo`: chained spawns and ping-pong with the LIFO slot on and off.
 pub fn lifo(console: &Console, workers: usize, rounds: usize) -> Outcome {
     console.say(format!(
-        "The LIFO slot on and off, {workers} workers, {rounds} rounds alternating, medians"
+        "The LIFO slot on and off, {workers} workers, {rounds} rounds alternating, each the mean of {LIFO_REPS} runs; medians"
     ));
     let with = runtime(workers)?;
     let without = Builder::new_multi_thread()
@@ -206,11 +228,15 @@ pub fn lifo(console: &Console, workers: usize, rounds: usize) -> Outcome {
         let (mut on, mut off) = (Vec::new(), Vec::new());
         for _ in 0..rounds {
             let start = Instant::now();
-            workload.run(&with);
-            on.push(start.elapsed());
+            for _ in 0..LIFO_REPS {
+                workload.run(&with);
+            }
+            on.push(start.elapsed() / LIFO_REPS);
             let start = Instant::now();
-            workload.run(&without);
-            off.push(start.elapsed());
+            for _ in 0..LIFO_REPS {
+                workload.run(&without);
+            }
+            off.push(start.elapsed() / LIFO_REPS);
         }
         let on = Samples::from_durations(&on).median_ns();
         let off = Samples::from_durations(&off).median_ns();
@@ -363,11 +389,7 @@ pub fn demo(console: &Console, quick: bool) -> Outcome {
     console.say("");
     let mut report = Report::new("demo");
     console.say("1/3 What the workers did");
-    report.extend(workers(
-        console,
-        workers_n,
-        if quick { 20_000 } else { 200_000 },
-    )?);
+    report.extend(workers(console, workers_n, 3, if quick { 20 } else { 50 })?);
     console.say("");
     console.say("2/3 What the LIFO slot is worth");
     report.extend(lifo(console, workers_n, if quick { 5 } else { 15 })?);

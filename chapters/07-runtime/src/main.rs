@@ -31,14 +31,17 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// One task spawns a burst of tasks; print what each worker did.
+    /// A tree of tasks spawning tasks; print what each worker did.
     Workers {
         /// Worker threads (default: logical CPUs, at least 2).
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
         workers: Option<u16>,
-        /// Tasks in the burst.
-        #[arg(long, default_value_t = 200_000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
-        tasks: u32,
+        /// Levels of the tree below the root.
+        #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=6))]
+        depth: u32,
+        /// Children per node.
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        fanout: u32,
     },
     /// Chained spawns and ping-pong with the LIFO slot on and off.
     Lifo {
@@ -77,11 +80,24 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let quick = cli.quick;
     let report = match cli.command {
         None => experiments::demo(&console, quick)?,
-        Some(Command::Workers { workers, tasks }) => experiments::workers(
-            &console,
-            workers.map_or_else(default_workers, usize::from),
-            if quick { 20_000 } else { tasks as usize },
-        )?,
+        Some(Command::Workers {
+            workers,
+            depth,
+            fanout,
+        }) => {
+            if experiments::tree_size(depth, fanout) > 20_000_000 {
+                return Err(format!(
+                    "a tree of {depth} levels with {fanout} children is over 20 million tasks"
+                )
+                .into());
+            }
+            experiments::workers(
+                &console,
+                workers.map_or_else(default_workers, usize::from),
+                depth,
+                if quick { fanout.min(20) } else { fanout },
+            )?
+        }
         Some(Command::Lifo { workers, rounds }) => experiments::lifo(
             &console,
             workers.map_or_else(default_workers, usize::from),

@@ -47,22 +47,33 @@ fn bad_input_is_one_line_and_exit_status_2() {
 }
 
 #[test]
+fn a_tree_too_large_is_refused_with_one_line() {
+    let output = chapter_07(&["workers", "--depth", "6", "--fanout", "1000"]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("over 20 million tasks"), "{stderr}");
+}
+
+#[test]
 fn workers_reports_every_worker_and_all_tasks_ran() {
     let json = json_of(&chapter_07(&[
         "workers",
         "--workers",
         "2",
-        "--tasks",
-        "5000",
+        "--depth",
+        "2",
+        "--fanout",
+        "70",
         "--json",
     ]));
     assert_eq!(json["experiment"], "workers");
-    assert_eq!(json["tasks"], 5000);
+    assert_eq!(json["tasks"], 70 + 70 * 70);
     let polls: u64 = (0..2)
         .map(|w| json[format!("worker{w}_polls")].as_u64().unwrap())
         .sum();
-    // Every task once, plus the spawner's polls.
-    assert!(polls > 5000, "{json}");
+    // Every task at least once (the inner nodes again when children finish).
+    assert!(polls > 70 + 70 * 70, "{json}");
     for key in ["overflows", "stolen", "inject_pulls", "lifo_polls", "parks"] {
         assert!(json[format!("worker0_{key}")].is_u64(), "{key}");
     }
