@@ -384,26 +384,375 @@ pub fn interval(console: &Console, probes: usize, intervals: &[u32]) -> Outcome 
 pub fn demo(console: &Console, quick: bool) -> Outcome {
     let machine = Machine::current();
     let workers_n = machine.logical_cpus.max(2);
-    console.say("Chapter 7: a work-stealing runtime");
+    console
+        .say("Chapter 7: a work-stealing runtime with an I/O driver, a timing wheel and a budget");
     console.say(format!("Measured on: {}", machine.describe()));
     console.say("");
     let mut report = Report::new("demo");
-    console.say("1/3 What the workers did");
+    let steps = 7;
+    console.say(format!("1/{steps} What the workers did"));
     report.extend(workers(console, workers_n, 3, if quick { 20 } else { 50 })?);
     console.say("");
-    console.say("2/3 What the LIFO slot is worth");
+    console.say(format!("2/{steps} What the LIFO slot is worth"));
     report.extend(lifo(console, workers_n, if quick { 5 } else { 15 })?);
     console.say("");
-    console.say("3/3 The inject queue's interval: fairness against throughput");
+    console.say(format!(
+        "3/{steps} The inject queue's interval: fairness against throughput"
+    ));
     report.extend(interval(
         console,
         if quick { 50 } else { 250 },
         &[1, 7, 31, 61, 127, 255],
     )?);
-    report.remove_prefixed("machine_");
-    add_machine(&mut report, &machine);
+    console.say("");
+    console.say(format!("4/{steps} The timing wheel against a binary heap"));
+    report.extend(timers(console, true)?);
+    console.say("");
+    let each = Duration::from_millis(if quick { 500 } else { 2_000 });
+    console.say(format!(
+        "5/{steps} The budget: a socket that is always ready"
+    ));
+    report.extend(coop(console, each)?);
+    console.say("");
+    console.say(format!(
+        "6/{steps} Blocking inside a task, and spawn_blocking"
+    ));
+    report.extend(blocking(console, each)?);
+    console.say("");
+    console.say(format!("7/{steps} Ten thousand connections on every core"));
+    let mut config = chapter_03::load::LoadConfig::new(
+        std::net::SocketAddr::from(([127, 0, 0, 1], 0)),
+        if quick { 500 } else { 10_000 },
+    );
+    config.duration = Duration::from_secs(if quick { 1 } else { 3 });
+    let mut c10k = chapter_03::experiments::c10k(console, &echo_spec()?, &config)?;
+    c10k.remove_prefixed("machine_");
+    report.extend(c10k);
     console.say("");
     console.say("Against Tokio and async-executor, same workloads, same threads:");
     console.say("  cargo run --release -p chapter-07 --example compare -- scheduler");
+    console.say("  cargo run --release -p chapter-07 --example compare -- echo");
+    console.say("  cargo run --release -p chapter-07 --example compare -- timers");
+    report.remove_prefixed("machine_");
+    add_machine(&mut report, &machine);
     Ok(report)
+}
+
+/// The ticker of `coop` and `blocking`: sleeps until each next millisecond
+/// and records how late it woke.
+async fn ticker(duration: Duration) -> Vec<Duration> {
+    let start = Instant::now();
+    let mut next = start;
+    let mut lateness = Vec::new();
+    while start.elapsed() < duration {
+        next += Duration::from_millis(1);
+        crate::time::sleep_until(next).await;
+        let now = Instant::now();
+        lateness.push(now.saturating_duration_since(next));
+        if now > next {
+            // Late: the next tick is a millisecond from now, not a burst.
+            next = now;
+        }
+    }
+    lateness
+}
+
+/// Lateness figures in milliseconds: p50, p99, max.
+fn lateness_ms(lateness: &[Duration]) -> (f64, f64, f64) {
+    let samples = Samples::from_durations(lateness);
+    (
+        samples.median_ns() / 1e6,
+        samples.percentile_ns(99.0) / 1e6,
+        samples.max_ns() / 1e6,
+    )
+}
+
+fn add_lateness(
+    report: &mut Report,
+    console: &Console,
+    key: &str,
+    label: &str,
+    lateness: &[Duration],
+) {
+    let (p50, p99, max) = lateness_ms(lateness);
+    console.say(format!(
+        "  {label:<44} ticks {:>6}   lateness p50 {p50:>7.3} ms   p99 {p99:>8.3} ms   max {max:>8.3} ms",
+        lateness.len()
+    ));
+    report
+        .add(
+            &format!("ticker_lateness_p50_ms_{key}"),
+            &format!("p50, {label}"),
+            p50,
+        )
+        .add(
+            &format!("ticker_lateness_p99_ms_{key}"),
+            &format!("p99, {label}"),
+            p99,
+        )
+        .add(
+            &format!("ticker_lateness_max_ms_{key}"),
+            &format!("max, {label}"),
+            max,
+        )
+        .add(
+            &format!("ticker_ticks_{key}"),
+            &format!("ticks, {label}"),
+            lateness.len(),
+        );
+}
+
+/// A connected pair: a std socket for the peer thread, one of ours.
+fn socket_pair(
+    rt: &Runtime,
+) -> Result<(std::net::TcpStream, crate::net::TcpStream), Box<dyn Error>> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
+    let peer = std::net::TcpStream::connect(listener.local_addr()?)?;
+    let (ours, _) = listener.accept()?;
+    let ours = rt.block_on(async { crate::net::TcpStream::from_std(ours) })?;
+    Ok((peer, ours))
+}
+
+/// `coop`: a task reading a socket that a peer keeps full shares one worker
+/// with a task ticking every millisecond; the ticker's lateness with the
+/// budget on and off.
+pub fn coop(console: &Console, duration: Duration) -> Outcome {
+    use futures::io::AsyncReadExt;
+    console.say(format!(
+        "One worker: a task reads a socket a peer thread floods, beside a task that ticks every ms; {} s each way",
+        duration.as_secs_f64()
+    ));
+    let mut report = Report::new("coop");
+    for (key, label, budget) in [
+        (
+            "budget_on",
+            "with the budget (128 operations per poll)",
+            true,
+        ),
+        ("budget_off", "budget switched off", false),
+    ] {
+        let mut builder = Builder::new_multi_thread();
+        builder.worker_threads(1);
+        if !budget {
+            builder.disable_coop_budget();
+        }
+        let rt = builder.build()?;
+        let (mut peer, mut ours) = socket_pair(&rt)?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let flooder = {
+            let stop = stop.clone();
+            std::thread::spawn(move || {
+                use std::io::Write;
+                let chunk = vec![0x5au8; 64 * 1024];
+                while !stop.load(Ordering::Relaxed) {
+                    if peer.write_all(&chunk).is_err() {
+                        break;
+                    }
+                }
+            })
+        };
+        // Let the peer fill the socket's buffers first.
+        std::thread::sleep(Duration::from_millis(50));
+        let reader_stop = stop.clone();
+        let reader = rt.spawn(async move {
+            let mut buf = vec![0u8; 4096];
+            let mut total = 0u64;
+            while !reader_stop.load(Ordering::Relaxed) {
+                match ours.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => total += n as u64,
+                }
+            }
+            total
+        });
+        let lateness = rt.block_on(rt.spawn(ticker(duration)))?;
+        stop.store(true, Ordering::Relaxed);
+        let bytes = rt.block_on(reader)?;
+        drop(rt);
+        let _ = flooder.join();
+        add_lateness(&mut report, console, key, label, &lateness);
+        report.add(
+            &format!("reader_mib_per_s_{key}"),
+            &format!("reader throughput (MiB/s), {label}"),
+            bytes as f64 / (1024.0 * 1024.0) / duration.as_secs_f64(),
+        );
+    }
+    add_machine(&mut report, &Machine::current());
+    Ok(report)
+}
+
+/// `blocking`: `std::thread::sleep` inside a task stalls its worker's other
+/// tasks; the same wait through `spawn_blocking` does not.
+pub fn blocking(console: &Console, duration: Duration) -> Outcome {
+    const STALL: Duration = Duration::from_millis(20);
+    const EVERY: Duration = Duration::from_millis(30);
+    console.say(format!(
+        "One worker, a task ticking every ms; beside it a task that blocks for {} ms every {} ms; {} s each way",
+        STALL.as_millis(),
+        EVERY.as_millis(),
+        duration.as_secs_f64()
+    ));
+    let mut report = Report::new("blocking");
+    for (key, label) in [
+        ("alone", "the ticker alone"),
+        ("blocking_in_task", "beside thread::sleep inside a task"),
+        ("spawn_blocking", "beside the same sleep in spawn_blocking"),
+    ] {
+        let rt = Builder::new_multi_thread().worker_threads(1).build()?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let stopper = stop.clone();
+        let key_owned = key.to_string();
+        let blocker = rt.spawn(async move {
+            while !stopper.load(Ordering::Relaxed) && key_owned != "alone" {
+                if key_owned == "blocking_in_task" {
+                    // The anti-pattern: the worker thread itself sleeps.
+                    std::thread::sleep(STALL);
+                } else {
+                    crate::task::spawn_blocking(move || std::thread::sleep(STALL))
+                        .await
+                        .expect("the blocking job completes");
+                }
+                crate::time::sleep(EVERY - STALL).await;
+            }
+        });
+        let lateness = rt.block_on(rt.spawn(ticker(duration)))?;
+        stop.store(true, Ordering::Relaxed);
+        rt.block_on(blocker)?;
+        add_lateness(&mut report, console, key, label, &lateness);
+    }
+    add_machine(&mut report, &Machine::current());
+    Ok(report)
+}
+
+/// Per-operation cost of one insert and one cancel with `pending` timers
+/// already waiting, for the timing wheel and for Chapter 5's binary heap.
+#[derive(Debug, Clone, Copy)]
+pub struct TimerOps {
+    /// Timers pending during the measurement.
+    pub pending: usize,
+    /// Nanoseconds per insert+cancel pair, wheel (median of rounds).
+    pub wheel_ns: f64,
+    /// Nanoseconds per insert+cancel pair, heap (median of rounds).
+    pub heap_ns: f64,
+}
+
+/// A deterministic spread of deadlines over the next minute (levels 0 to
+/// 2 of the wheel), the same for both structures.
+fn deadline_ms(i: u64) -> u64 {
+    1 + (i.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) % 60_000
+}
+
+fn wheel_ops(pending: usize, ops: usize) -> f64 {
+    use crate::time::wheel::Wheel;
+    let mut wheel = Wheel::new();
+    let waker = std::task::Waker::noop();
+    let mut keys: std::collections::VecDeque<_> = (0..pending as u64)
+        .map(|i| {
+            wheel
+                .insert(deadline_ms(i), waker.clone())
+                .expect("in the future")
+        })
+        .collect();
+    let start = Instant::now();
+    for i in 0..ops as u64 {
+        // Replace the oldest timer by a new one: the count stays `pending`,
+        // as on a server where each request resets its connection's timeout.
+        let key = wheel
+            .insert(deadline_ms(pending as u64 + i), waker.clone())
+            .expect("in the future");
+        keys.push_back(key);
+        let old = keys.pop_front().expect("not empty");
+        wheel.remove(old);
+    }
+    let elapsed = start.elapsed();
+    black_box(wheel.pending());
+    elapsed.as_nanos() as f64 / ops as f64
+}
+
+fn heap_ops(pending: usize, ops: usize) -> f64 {
+    use chapter_05::timers::TimerHeap;
+    let base = Instant::now();
+    let mut heap = TimerHeap::new();
+    let mut ids: std::collections::VecDeque<_> = (0..pending as u64)
+        .map(|i| heap.insert(base + Duration::from_millis(deadline_ms(i)), i))
+        .collect();
+    let start = Instant::now();
+    for i in 0..ops as u64 {
+        let id = heap.insert(
+            base + Duration::from_millis(deadline_ms(pending as u64 + i)),
+            i,
+        );
+        ids.push_back(id);
+        let old = ids.pop_front().expect("not empty");
+        black_box(heap.cancel(old));
+    }
+    let elapsed = start.elapsed();
+    black_box(heap.len());
+    elapsed.as_nanos() as f64 / ops as f64
+}
+
+/// Measures [`TimerOps`] at each size, alternating the two structures.
+pub fn timer_ops(sizes: &[usize], ops: usize, rounds: usize) -> Vec<TimerOps> {
+    sizes
+        .iter()
+        .map(|&pending| {
+            let (mut wheel, mut heap) = (Vec::new(), Vec::new());
+            for _ in 0..rounds {
+                wheel.push(wheel_ops(pending, ops));
+                heap.push(heap_ops(pending, ops));
+            }
+            TimerOps {
+                pending,
+                wheel_ns: Samples::from_ns(wheel).median_ns(),
+                heap_ns: Samples::from_ns(heap).median_ns(),
+            }
+        })
+        .collect()
+}
+
+/// `timers`: the wheel against Chapter 5's heap, insert+cancel per
+/// operation, at growing numbers of pending timers.
+pub fn timers(console: &Console, quick: bool) -> Outcome {
+    let sizes: &[usize] = if quick {
+        &[1_000, 10_000, 100_000]
+    } else {
+        &[1_000, 10_000, 100_000, 1_000_000]
+    };
+    let ops = if quick { 50_000 } else { 200_000 };
+    let rounds = if quick { 3 } else { 5 };
+    console.say(format!(
+        "Insert one timer and cancel the oldest, {} times, with N timers pending (deadlines over the next minute); medians of {rounds} rounds",
+        group_thousands(ops as f64)
+    ));
+    console.say(format!(
+        "  {:>10} {:>16} {:>16}",
+        "pending", "wheel ns/op", "heap ns/op"
+    ));
+    let mut report = Report::new("timers");
+    for row in timer_ops(sizes, ops, rounds) {
+        console.say(format!(
+            "  {:>10} {:>16.1} {:>16.1}",
+            group_thousands(row.pending as f64),
+            row.wheel_ns,
+            row.heap_ns
+        ));
+        report
+            .add(
+                &format!("wheel_ns_per_op_{}", row.pending),
+                &format!("wheel, {} pending (ns/op)", row.pending),
+                row.wheel_ns,
+            )
+            .add(
+                &format!("heap_ns_per_op_{}", row.pending),
+                &format!("heap, {} pending (ns/op)", row.pending),
+                row.heap_ns,
+            );
+    }
+    add_machine(&mut report, &Machine::current());
+    Ok(report)
+}
+
+/// The echo server as Chapter 3's harness starts it: this binary, `serve`.
+pub fn echo_spec() -> std::io::Result<chapter_03::harness::ServerSpec> {
+    chapter_03::harness::ServerSpec::this_binary("rt", &["serve", "--addr", "127.0.0.1:0"])
 }

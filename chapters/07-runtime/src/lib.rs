@@ -10,7 +10,12 @@
 //! * `scheduler`: per-worker lock-free run queues with work stealing, the
 //!   LIFO slot, the inject queue, searching and parking;
 //! * [`runtime`]: [`Builder`], [`Runtime`], [`Handle`], [`spawn`], metrics;
-//! * [`sync`]: `oneshot` and a bounded `mpsc`.
+//! * [`sync`]: `oneshot` and a bounded `mpsc`;
+//! * [`net`]: `TcpListener` and `TcpStream` on the I/O driver (`io/`),
+//!   edge-triggered epoll through mio, with a readiness tick per socket;
+//! * [`time`]: `sleep`, `timeout`, `interval` on a hierarchical timing wheel;
+//! * the cooperative budget (`task/coop.rs`) and `task::spawn_blocking`
+//!   (`blocking/`).
 //!
 //! Unsafe code lives in `task/` (the allocation, the harness, the waker
 //! vtable) and `scheduler/queue.rs` (the ring buffer), every block with a
@@ -20,11 +25,17 @@
 //!
 //! Book: Chapter 7.
 
+pub(crate) mod blocking;
+pub(crate) mod driver;
+pub mod echo;
 pub mod experiments;
+pub(crate) mod io;
 pub(crate) mod loom;
+pub mod net;
 pub mod runtime;
 pub(crate) mod scheduler;
 pub mod sync;
 pub mod task;
+pub mod time;
 
 pub use runtime::{Builder, Handle, Runtime, RuntimeMetrics, spawn};

@@ -5,12 +5,15 @@
 //! `cargo run --release -p chapter-07 --example compare -- scheduler`.
 
 use chapter_01::console::{self, Console};
+use chapter_03::experiments::{self as ch03, LoadArgs};
 use clap::{Parser, Subcommand};
 use rt::experiments;
+use std::net::SocketAddr;
 use std::process::ExitCode;
+use std::time::Duration;
 
-/// Chapter 7: one runtime on every core: work stealing, the LIFO slot, the
-/// inject queue, parking.
+/// Chapter 7: a Tokio-class runtime on every core: work stealing, the LIFO
+/// slot, the I/O driver, the timing wheel, the budget, spawn_blocking.
 ///
 /// With no command, runs the guided demo. Use --release:
 /// `cargo run --release -p chapter-07`.
@@ -31,6 +34,34 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the echo server on this runtime; prints `listening on ADDR`.
+    Serve {
+        /// Address to listen on (port 0: any free port).
+        #[arg(long, default_value = "127.0.0.1:7007")]
+        addr: SocketAddr,
+        /// Worker threads (default: logical CPUs).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        workers: Option<u16>,
+    },
+    /// Load the echo server with Chapter 3's harness (same keys as Chapter 3).
+    C10k {
+        #[command(flatten)]
+        load: LoadArgs,
+    },
+    /// A socket that is always ready beside a ticking task: the budget on and off.
+    Coop {
+        /// Seconds each way.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=600))]
+        duration: u32,
+    },
+    /// thread::sleep inside a task against the same sleep in spawn_blocking.
+    Blocking {
+        /// Seconds each way.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=600))]
+        duration: u32,
+    },
+    /// The timing wheel against Chapter 5's binary heap, insert and cancel.
+    Timers,
     /// A tree of tasks spawning tasks; print what each worker did.
     Workers {
         /// Worker threads (default: logical CPUs, at least 2).
@@ -78,8 +109,25 @@ fn default_workers() -> usize {
 fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let console = Console::new(cli.json);
     let quick = cli.quick;
+    let seconds = |duration: u32| {
+        if quick {
+            Duration::from_millis(500)
+        } else {
+            Duration::from_secs(u64::from(duration))
+        }
+    };
     let report = match cli.command {
         None => experiments::demo(&console, quick)?,
+        Some(Command::Serve { addr, workers }) => {
+            return Ok(rt::echo::run(addr, workers.map(usize::from))?);
+        }
+        Some(Command::C10k { load }) => {
+            let config = load.config(if quick { 500 } else { 10_000 }, if quick { 1 } else { 5 });
+            ch03::c10k(&console, &experiments::echo_spec()?, &config)?
+        }
+        Some(Command::Coop { duration }) => experiments::coop(&console, seconds(duration))?,
+        Some(Command::Blocking { duration }) => experiments::blocking(&console, seconds(duration))?,
+        Some(Command::Timers) => experiments::timers(&console, quick)?,
         Some(Command::Workers {
             workers,
             depth,

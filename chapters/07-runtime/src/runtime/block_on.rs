@@ -43,7 +43,12 @@ pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
     PARKER.with(|(parker, waker)| {
         let mut cx = Context::from_waker(waker);
         loop {
-            if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            // The block_on future has a budget too; spent, its leaves wake
+            // it at once (there is no worker defer list on this thread).
+            let poll = crate::task::coop::with_budget(Some(crate::task::coop::BUDGET), || {
+                future.as_mut().poll(&mut cx)
+            });
+            if let Poll::Ready(output) = poll {
                 return output;
             }
             parker.park();

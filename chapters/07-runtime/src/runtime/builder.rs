@@ -8,6 +8,7 @@
 use super::Runtime;
 use crate::scheduler::{self, Config};
 use std::io;
+use std::time::Duration;
 
 /// Every this many ticks a worker takes its next task from the inject
 /// queue rather than its own queue.
@@ -36,9 +37,18 @@ pub struct Builder {
     global_queue_interval: u32,
     event_interval: u32,
     disable_lifo_slot: bool,
+    disable_coop_budget: bool,
+    max_blocking_threads: usize,
+    thread_keep_alive: Duration,
     thread_name: String,
     thread_stack_size: Option<usize>,
 }
+
+/// The most threads the blocking pool starts (Tokio's default too).
+pub const DEFAULT_MAX_BLOCKING_THREADS: usize = 512;
+
+/// How long an idle blocking thread waits for work before it exits.
+pub const DEFAULT_THREAD_KEEP_ALIVE: Duration = Duration::from_secs(10);
 
 impl Builder {
     /// A builder for the multi-threaded, work-stealing runtime (the only
@@ -49,6 +59,9 @@ impl Builder {
             global_queue_interval: DEFAULT_GLOBAL_QUEUE_INTERVAL,
             event_interval: DEFAULT_EVENT_INTERVAL,
             disable_lifo_slot: false,
+            disable_coop_budget: false,
+            max_blocking_threads: DEFAULT_MAX_BLOCKING_THREADS,
+            thread_keep_alive: DEFAULT_THREAD_KEEP_ALIVE,
             thread_name: "rt-worker".to_string(),
             thread_stack_size: None,
         }
@@ -96,6 +109,32 @@ impl Builder {
         self
     }
 
+    /// Turns the cooperative budget off: a task then runs until it returns
+    /// `Pending` by itself. Only for demonstrating what the budget does.
+    pub fn disable_coop_budget(&mut self) -> &mut Builder {
+        self.disable_coop_budget = true;
+        self
+    }
+
+    /// The most threads the blocking pool may start; see
+    /// [`DEFAULT_MAX_BLOCKING_THREADS`].
+    ///
+    /// # Panics
+    ///
+    /// If `n` is zero.
+    pub fn max_blocking_threads(&mut self, n: usize) -> &mut Builder {
+        assert!(n > 0, "max_blocking_threads must be at least 1");
+        self.max_blocking_threads = n;
+        self
+    }
+
+    /// How long an idle blocking thread lives; see
+    /// [`DEFAULT_THREAD_KEEP_ALIVE`].
+    pub fn thread_keep_alive(&mut self, duration: Duration) -> &mut Builder {
+        self.thread_keep_alive = duration;
+        self
+    }
+
     /// The prefix of the worker threads' names (`rt-worker-0`, ...).
     pub fn thread_name(&mut self, name: impl Into<String>) -> &mut Builder {
         self.thread_name = name.into();
@@ -123,8 +162,15 @@ impl Builder {
             global_queue_interval: self.global_queue_interval,
             event_interval: self.event_interval,
             disable_lifo_slot: self.disable_lifo_slot,
+            disable_coop_budget: self.disable_coop_budget,
         };
-        let (handle, cores) = scheduler::create(workers, config);
+        let blocking = crate::blocking::Spawner::new(crate::blocking::Config {
+            max_threads: self.max_blocking_threads,
+            keep_alive: self.thread_keep_alive,
+            thread_name: format!("{}-blocking", self.thread_name),
+            stack_size: self.thread_stack_size,
+        });
+        let (handle, cores) = scheduler::create(workers, config, blocking)?;
         let mut runtime = Runtime::new_unstarted(handle.clone());
         for (index, (core, parker)) in cores.into_iter().enumerate() {
             let mut thread =

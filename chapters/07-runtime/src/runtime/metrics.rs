@@ -101,6 +101,41 @@ impl RuntimeMetrics {
         self.handle.stats[worker].unparks.get()
     }
 
+    /// Polls on `worker` that ended with the task's budget spent.
+    pub fn worker_budget_forced_yield_count(&self, worker: usize) -> u64 {
+        self.handle.stats[worker].budget_forced_yields.get()
+    }
+
+    /// Sockets registered with the I/O driver now.
+    pub fn io_driver_registered_sockets(&self) -> usize {
+        self.handle.driver.io.registered()
+    }
+
+    /// Timers waiting in the wheel now.
+    pub fn pending_timers(&self) -> usize {
+        self.handle.driver.time.pending()
+    }
+
+    /// Threads in the blocking pool now.
+    pub fn num_blocking_threads(&self) -> usize {
+        self.handle.blocking.num_threads()
+    }
+
+    /// Of those, threads waiting for work.
+    pub fn num_idle_blocking_threads(&self) -> usize {
+        self.handle.blocking.num_idle_threads()
+    }
+
+    /// Blocking jobs waiting for a thread.
+    pub fn blocking_queue_depth(&self) -> usize {
+        self.handle.blocking.queue_depth()
+    }
+
+    /// Blocking jobs finished since the start.
+    pub fn blocking_completed_count(&self) -> u64 {
+        self.handle.blocking.completed()
+    }
+
     /// `worker`'s local queue depth at its last maintenance tick or park.
     pub fn worker_local_queue_depth(&self, worker: usize) -> usize {
         self.handle.stats[worker].queue_depth.get() as usize

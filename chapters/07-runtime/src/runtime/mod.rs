@@ -12,7 +12,10 @@ mod builder;
 pub(crate) mod context;
 mod metrics;
 
-pub use builder::{Builder, DEFAULT_EVENT_INTERVAL, DEFAULT_GLOBAL_QUEUE_INTERVAL};
+pub use builder::{
+    Builder, DEFAULT_EVENT_INTERVAL, DEFAULT_GLOBAL_QUEUE_INTERVAL, DEFAULT_MAX_BLOCKING_THREADS,
+    DEFAULT_THREAD_KEEP_ALIVE,
+};
 pub use metrics::RuntimeMetrics;
 
 use crate::scheduler;
@@ -80,6 +83,15 @@ impl Runtime {
     pub fn metrics(&self) -> RuntimeMetrics {
         self.handle.metrics()
     }
+
+    /// Runs `f` on this runtime's blocking pool.
+    pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.handle.spawn_blocking(f)
+    }
 }
 
 impl Drop for Runtime {
@@ -106,6 +118,10 @@ impl Drop for Runtime {
         // cancelled when spawned; clear whatever is left.
         inner.owned.close_and_shutdown_all();
         drop(inner.inject.drain());
+        // Queued blocking jobs are cancelled; running ones finish first.
+        inner.blocking.shutdown();
+        // Whoever still waits on a socket sees the runtime gone.
+        inner.driver.io.shutdown();
     }
 }
 
@@ -159,6 +175,15 @@ impl Handle {
     /// Counters and gauges of this runtime.
     pub fn metrics(&self) -> RuntimeMetrics {
         RuntimeMetrics::new(self.inner.clone())
+    }
+
+    /// Runs `f` on this runtime's blocking pool.
+    pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.inner.blocking.spawn(self.inner.next_id(), f)
     }
 }
 

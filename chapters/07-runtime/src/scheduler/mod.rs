@@ -35,6 +35,8 @@ pub(crate) mod queue;
 pub(crate) mod stats;
 pub(crate) mod worker;
 
+use crate::blocking;
+use crate::driver;
 use crate::loom::{AtomicU64, Mutex, Ordering, fence};
 use crate::task::owned::OwnedTasks;
 use crate::task::{self, JoinHandle, Schedule, Task};
@@ -60,6 +62,9 @@ pub(crate) struct Config {
     pub(crate) event_interval: u32,
     /// Turns the LIFO slot off (to measure what it is worth).
     pub(crate) disable_lifo_slot: bool,
+    /// Turns the cooperative budget off (for the demo that shows why it
+    /// exists).
+    pub(crate) disable_coop_budget: bool,
 }
 
 /// What other threads need to reach one worker.
@@ -86,6 +91,10 @@ pub(crate) struct Handle {
     /// Workers that have stopped hand their cores in here; the last one
     /// empties all the queues.
     pub(crate) shutdown_cores: Mutex<Vec<worker::Core>>,
+    /// The I/O driver and the timers.
+    pub(crate) driver: Arc<driver::Shared>,
+    /// Threads for `spawn_blocking`.
+    pub(crate) blocking: blocking::Spawner,
     next_task_id: AtomicU64,
 }
 
@@ -95,13 +104,18 @@ impl Handle {
         self.remotes.len()
     }
 
+    /// A runtime-wide unique task id.
+    pub(crate) fn next_id(&self) -> u64 {
+        self.next_task_id.fetch_add(1, Ordering::Relaxed)
+    }
+
     /// Spawns a task onto this runtime.
     pub(crate) fn spawn<F>(self: &Arc<Self>, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let id = self.next_task_id.fetch_add(1, Ordering::Relaxed);
+        let id = self.next_id();
         self.spawned.fetch_add(1, Ordering::Relaxed);
         let (join, notified) = self.owned.bind(future, self.clone(), id);
         if let Some(notified) = notified {
@@ -187,16 +201,21 @@ impl Schedule for Arc<Handle> {
     }
 }
 
+/// What each worker thread starts with: its core and its parker.
+pub(crate) type WorkerParts = (worker::Core, park::Parker);
+
 /// Builds the shared state and one core per worker.
 pub(crate) fn create(
     num_workers: usize,
     config: Config,
-) -> (Arc<Handle>, Vec<(worker::Core, park::Parker)>) {
+    blocking: blocking::Spawner,
+) -> std::io::Result<(Arc<Handle>, Vec<WorkerParts>)> {
+    let driver = Arc::new(driver::create()?);
     let mut remotes = Vec::with_capacity(num_workers);
     let mut cores = Vec::with_capacity(num_workers);
     for index in 0..num_workers {
         let (steal, run_queue) = queue::local();
-        let parker = park::Parker::new();
+        let parker = park::Parker::with_driver(Some(driver.clone()));
         remotes.push(Remote {
             steal,
             unpark: parker.unparker(),
@@ -215,7 +234,9 @@ pub(crate) fn create(
         remote_schedules: AtomicU64::new(0),
         spawned: AtomicU64::new(0),
         shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
+        driver,
+        blocking,
         next_task_id: AtomicU64::new(1),
     });
-    (handle, cores)
+    Ok((handle, cores))
 }

@@ -22,23 +22,28 @@
 //! cannot fall between the check and the wait. Spurious condvar wake-ups
 //! loop back to waiting.
 //!
-//! Part 2 of the chapter adds a third way to sleep: one worker at a time
-//! parks inside the I/O driver (`epoll_wait`) instead of on the condvar, and
-//! its unpark goes through the driver's waker.
+//! There is a second way to sleep: the first idle worker to get the driver
+//! parks inside it (`epoll_wait`, with the next timer as timeout) instead of
+//! on the condvar, in state PARKED_DRIVER; unparking it writes to the
+//! driver's eventfd, which makes `epoll_wait` return.
 //!
 //! Book: Chapter 7, "Stealing, searching and parking".
 
+use crate::driver;
 use crate::loom::{Arc, AtomicUsize, Condvar, Mutex, Ordering};
 use std::time::Duration;
 
 const EMPTY: usize = 0;
 const PARKED: usize = 1;
 const NOTIFIED: usize = 2;
+const PARKED_DRIVER: usize = 3;
 
 struct Inner {
     state: AtomicUsize,
     mutex: Mutex<()>,
     condvar: Condvar,
+    /// The runtime's driver, for workers (block_on threads have none).
+    driver: Option<std::sync::Arc<driver::Shared>>,
 }
 
 /// The sleeping side, owned by one thread.
@@ -53,12 +58,19 @@ pub(crate) struct Unparker {
 }
 
 impl Parker {
+    /// A parker that sleeps on its condition variable only.
     pub(crate) fn new() -> Parker {
+        Parker::with_driver(None)
+    }
+
+    /// A worker's parker: it sleeps in the driver when it can get it.
+    pub(crate) fn with_driver(driver: Option<std::sync::Arc<driver::Shared>>) -> Parker {
         Parker {
             inner: Arc::new(Inner {
                 state: AtomicUsize::new(EMPTY),
                 mutex: Mutex::new(()),
                 condvar: Condvar::new(),
+                driver,
             }),
         }
     }
@@ -74,13 +86,7 @@ impl Parker {
         self.park_inner(None);
     }
 
-    /// Blocks until unparked or until `timeout` passes. (The I/O driver of
-    /// part 2 parks with the next timer's deadline.)
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub(crate) fn park_timeout(&self, timeout: Duration) {
-        self.park_inner(Some(timeout));
-    }
-
+    /// Blocks until unparked or until `timeout` passes.
     fn park_inner(&self, timeout: Option<Duration>) {
         let inner = &*self.inner;
         // Fast path: a notification is already waiting.
@@ -92,6 +98,28 @@ impl Parker {
             return;
         }
         if timeout == Some(Duration::ZERO) {
+            return;
+        }
+        if let Some(shared) = &inner.driver
+            && let Ok(mut driver) = shared.driver.try_lock()
+        {
+            match inner.state.compare_exchange(
+                EMPTY,
+                PARKED_DRIVER,
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => {}
+                Err(NOTIFIED) => {
+                    inner.state.store(EMPTY, Ordering::SeqCst);
+                    return;
+                }
+                Err(actual) => unreachable!("parker in state {actual} while its owner parks"),
+            }
+            driver.park(shared, timeout);
+            // PARKED_DRIVER, or NOTIFIED if an unpark woke us: either way
+            // we are awake now.
+            inner.state.store(EMPTY, Ordering::SeqCst);
             return;
         }
         let mut guard = inner.mutex.lock();
@@ -140,6 +168,11 @@ impl Unparker {
                 drop(inner.mutex.lock());
                 inner.condvar.notify_one();
             }
+            PARKED_DRIVER => {
+                if let Some(shared) = &inner.driver {
+                    shared.unpark();
+                }
+            }
             actual => unreachable!("parker in unknown state {actual}"),
         }
     }
@@ -160,7 +193,7 @@ mod tests {
     #[cfg_attr(miri, ignore = "sleeps")]
     fn park_timeout_returns_without_an_unpark() {
         let parker = Parker::new();
-        parker.park_timeout(Duration::from_millis(1));
+        parker.park_inner(Some(Duration::from_millis(1)));
         // And the state is EMPTY again: an unpark still works.
         parker.unparker().unpark();
         parker.park();

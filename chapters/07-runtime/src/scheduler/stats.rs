@@ -38,6 +38,9 @@ pub(crate) struct WorkerStats {
     pub(crate) unparks: Counter,
     /// Tasks in the local queue at the last maintenance tick.
     pub(crate) queue_depth: Counter,
+    /// Polls that ended with the cooperative budget spent (the task was
+    /// made to yield).
+    pub(crate) budget_forced_yields: Counter,
 }
 
 /// A single-writer counter.

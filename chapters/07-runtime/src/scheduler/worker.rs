@@ -43,6 +43,7 @@ use super::queue::{self, Local};
 use super::stats::WorkerStats;
 use super::{Handle, Notified};
 use crate::runtime::context;
+use crate::task::coop;
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::task::Waker;
@@ -184,8 +185,9 @@ impl Context {
                 due
             };
             if maintenance_due {
-                // Yielded tasks get their turn at least this often.
-                self.wake_deferred();
+                // I/O events, timers and yielded tasks get their turn at
+                // least this often, however busy the queues are.
+                self.park_yield();
             }
             let task = {
                 let mut core = self.core.borrow_mut();
@@ -195,12 +197,23 @@ impl Context {
             };
             match task {
                 Some(task) => self.run_task(task),
-                // Nothing else to do: now the tasks that yielded run again.
-                None if self.has_deferred() => self.wake_deferred(),
+                // Nothing else to do: poll the driver without blocking, then
+                // the tasks that yielded (or ran out of budget) run again.
+                None if self.has_deferred() => self.park_yield(),
                 None => self.park(),
             }
         }
         self.shutdown();
+    }
+
+    /// A zero-timeout turn of the driver, then the deferred tasks. Tasks
+    /// woken here go to the back of the ring, in the order their events came.
+    fn park_yield(&self) {
+        if let Some(core) = self.core.borrow_mut().as_mut() {
+            core.lifo_enabled = false;
+        }
+        self.handle.driver.poll_now();
+        self.wake_deferred();
     }
 
     fn has_deferred(&self) -> bool {
@@ -228,7 +241,8 @@ impl Context {
         }
     }
 
-    /// Polls `task`, then whatever it put in the LIFO slot, up to the limit.
+    /// Polls `task`, then whatever it put in the LIFO slot, up to the limit,
+    /// all on one cooperative budget.
     fn run_task(&self, task: Notified) {
         {
             let mut core = self.core.borrow_mut();
@@ -236,28 +250,47 @@ impl Context {
             core.transition_from_searching(&self.handle);
             core.lifo_enabled = !self.handle.config.disable_lifo_slot;
         }
-        self.stats().polls.incr();
-        task.run();
-
-        let mut lifo_polls = 0;
-        loop {
-            let task = {
-                let mut core = self.core.borrow_mut();
-                let core = core.as_mut().expect("the worker owns its core");
-                let Some(task) = core.lifo_slot.take() else {
-                    return;
-                };
-                lifo_polls += 1;
-                if lifo_polls >= MAX_LIFO_POLLS_PER_TICK {
-                    // This is the last LIFO poll: what it wakes goes to the ring.
-                    core.lifo_enabled = false;
-                }
-                task
-            };
+        let budget = if self.handle.config.disable_coop_budget {
+            None
+        } else {
+            Some(coop::BUDGET)
+        };
+        coop::with_budget(budget, || {
             self.stats().polls.incr();
-            self.stats().lifo_polls.incr();
             task.run();
-        }
+            if coop::is_exhausted() {
+                self.stats().budget_forced_yields.incr();
+            }
+
+            let mut lifo_polls = 0;
+            loop {
+                let task = {
+                    let mut core = self.core.borrow_mut();
+                    let core = core.as_mut().expect("the worker owns its core");
+                    let Some(task) = core.lifo_slot.take() else {
+                        return;
+                    };
+                    if !coop::has_budget_remaining() {
+                        // LIFO polls share the parent's budget: with none
+                        // left, the task waits in the ring like the others.
+                        core.push_back(&self.handle, task);
+                        return;
+                    }
+                    lifo_polls += 1;
+                    if lifo_polls >= MAX_LIFO_POLLS_PER_TICK {
+                        // This is the last LIFO poll: what it wakes goes to the ring.
+                        core.lifo_enabled = false;
+                    }
+                    task
+                };
+                self.stats().polls.incr();
+                self.stats().lifo_polls.incr();
+                task.run();
+                if coop::is_exhausted() {
+                    self.stats().budget_forced_yields.incr();
+                }
+            }
+        });
     }
 
     /// Parks until woken with work to do, or until shutdown.
@@ -268,6 +301,8 @@ impl Context {
             if !core.transition_to_parked(&self.handle) {
                 return;
             }
+            // Tasks woken by the driver while we sleep in it go to the ring.
+            core.lifo_enabled = false;
             self.stats().queue_depth.set(0);
         }
         self.stats().parks.incr();
@@ -415,7 +450,7 @@ impl Core {
         }
     }
 
-    fn push_back(&mut self, handle: &Handle, task: Notified) {
+    pub(crate) fn push_back(&mut self, handle: &Handle, task: Notified) {
         if self.run_queue.push_back_or_overflow(task, &handle.inject) {
             handle.stats[self.index].overflows.incr();
         }
@@ -467,7 +502,12 @@ impl Core {
     /// After a wake-up: returns true if the worker should run again.
     fn transition_from_parked(&mut self, handle: &Handle) -> bool {
         if self.lifo_slot.is_some() || !self.run_queue.is_empty() {
-            handle.idle.unpark_worker_by_id(self.index);
+            // Tasks we woke ourselves while in the driver. If we are still on
+            // the sleepers list, take ourselves off it and run them, not
+            // searching. If a notifier already took us off, it counted us as
+            // searching, and searching we are: otherwise that count would
+            // never come down, and no parked worker would be woken again.
+            self.is_searching = !handle.idle.unpark_worker_by_id(self.index);
             return true;
         }
         if handle.idle.is_parked(self.index) {

@@ -284,16 +284,19 @@ impl<T> Receiver<T> {
 
     /// Polls for the next value.
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
         let mut state = self.shared.lock();
         if let Some(value) = state.queue.pop_front() {
             let next = state.waiting_senders.pop_front();
             drop(state);
+            budget.made_progress();
             if let Some((_, waker)) = next {
                 waker.wake();
             }
             return Poll::Ready(Some(value));
         }
         if state.senders == 0 {
+            budget.made_progress();
             return Poll::Ready(None);
         }
         match &state.receiver_waker {

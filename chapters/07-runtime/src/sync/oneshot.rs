@@ -154,11 +154,14 @@ impl<T> Future for Receiver<T> {
     type Output = Result<T, RecvError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
         let mut state = self.shared.lock();
         if let Some(value) = state.value.take() {
+            budget.made_progress();
             return Poll::Ready(Ok(value));
         }
         if !state.sender_alive {
+            budget.made_progress();
             return Poll::Ready(Err(RecvError));
         }
         match &state.receiver_waker {

@@ -19,7 +19,32 @@ pub struct JoinError {
 
 enum Repr {
     Cancelled,
-    Panic(Box<dyn Any + Send + 'static>),
+    Panic(Payload),
+}
+
+/// A panic's payload. `JoinError` is `Sync` (so it fits in an `io::Error`
+/// and crosses threads by reference), but a payload is only `Send`, so it
+/// is wrapped: through `&self` it is only ever read as a `&str` or a
+/// `String`, after checking its type.
+struct Payload(Box<dyn Any + Send + 'static>);
+
+// SAFETY: shared access to the payload happens only in `message`, which
+// calls `Any::is` (reads the vtable, not the value) and then reads the
+// value only if it is a `&'static str` or a `String`, both `Sync`. Every
+// other access moves the payload out by value (`into_panic`).
+unsafe impl Sync for Payload {}
+
+impl Payload {
+    fn message(&self) -> Option<&str> {
+        let any: &(dyn Any + Send) = &*self.0;
+        if any.is::<&'static str>() {
+            any.downcast_ref::<&'static str>().copied()
+        } else if any.is::<String>() {
+            any.downcast_ref::<String>().map(String::as_str)
+        } else {
+            None
+        }
+    }
 }
 
 impl JoinError {
@@ -31,7 +56,7 @@ impl JoinError {
 
     pub(crate) fn panic(payload: Box<dyn Any + Send + 'static>) -> JoinError {
         JoinError {
-            repr: Repr::Panic(payload),
+            repr: Repr::Panic(Payload(payload)),
         }
     }
 
@@ -59,7 +84,7 @@ impl JoinError {
     /// The panic's payload, or the error itself if it is not a panic.
     pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
         match self.repr {
-            Repr::Panic(payload) => Ok(payload),
+            Repr::Panic(payload) => Ok(payload.0),
             Repr::Cancelled => Err(self),
         }
     }
@@ -67,10 +92,7 @@ impl JoinError {
     /// The panic message, when the payload is a string (as `panic!` makes it).
     fn panic_message(&self) -> Option<&str> {
         match &self.repr {
-            Repr::Panic(payload) => payload
-                .downcast_ref::<&'static str>()
-                .copied()
-                .or_else(|| payload.downcast_ref::<String>().map(String::as_str)),
+            Repr::Panic(payload) => payload.message(),
             Repr::Cancelled => None,
         }
     }

@@ -66,6 +66,7 @@ impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let budget = std::task::ready!(super::coop::poll_proceed(cx));
         let mut output = Poll::Pending;
         // SAFETY: `output` has the type the task's vtable writes (this handle
         // was made for a task whose output is T), and we are its JoinHandle.
@@ -74,6 +75,9 @@ impl<T> Future for JoinHandle<T> {
                 &mut output as *mut Poll<Result<T, JoinError>> as *mut (),
                 cx.waker(),
             );
+        }
+        if output.is_ready() {
+            budget.made_progress();
         }
         output
     }

@@ -18,6 +18,7 @@
 //!
 //! Book: Chapter 7, "A task is one allocation and one word".
 
+pub(crate) mod coop;
 mod core;
 mod error;
 mod harness;
@@ -27,9 +28,12 @@ pub(crate) mod state;
 mod waker;
 mod yield_now;
 
+pub use coop::consume_budget;
 pub use error::JoinError;
 pub use join::JoinHandle;
 pub use yield_now::yield_now;
+
+pub use crate::blocking::spawn_blocking;
 
 pub use crate::runtime::spawn;
 
@@ -128,6 +132,14 @@ impl<S: 'static> Drop for Task<S> {
 }
 
 impl<S: 'static> Notified<S> {
+    /// Cancels the task instead of running it (a queue that is shutting
+    /// down); the Notified's reference is used up.
+    pub(crate) fn shutdown(self) {
+        let raw = self.0.raw;
+        std::mem::forget(self);
+        raw.shutdown();
+    }
+
     /// Polls the task (or cancels it, if it was aborted while queued); the
     /// Notified's reference is used up.
     pub(crate) fn run(self) {

@@ -55,6 +55,7 @@ impl ToyScheduler {
         while self.tick() {}
     }
 
+    #[cfg_attr(loom, allow(dead_code))]
     pub(crate) fn queued(&self) -> usize {
         self.queue.lock().len()
     }

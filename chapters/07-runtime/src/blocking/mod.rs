@@ -1,0 +1,43 @@
+//! `spawn_blocking`: a pool of threads for work that would block a worker.
+//!
+//! A worker thread runs hundreds of tasks by switching between them at
+//! `.await` points. Code that blocks the thread (a synchronous file read, a
+//! DNS lookup through libc, `std::thread::sleep`, a long computation) stops
+//! all of them, and no budget can help, because the code never reaches an
+//! `.await`. Such work belongs on a thread of its own, and the blocking pool
+//! keeps threads for it: up to 512 (`max_blocking_threads`), started on
+//! demand, kept 10 s when idle (`thread_keep_alive`) in case more work comes,
+//! then let go.
+//!
+//! A blocking job is an ordinary task (same allocation, same state word,
+//! same `JoinHandle`) whose future runs the closure to completion in one
+//! poll; only its scheduler differs: `schedule` hands it to the pool's queue
+//! instead of a worker's.
+//!
+//! Book: Chapter 7, "spawn_blocking".
+
+mod pool;
+
+pub(crate) use pool::{Config, Spawner};
+
+use crate::runtime::context;
+use crate::task::JoinHandle;
+
+/// Runs `f` on the runtime's blocking pool and returns a handle to its
+/// result.
+///
+/// # Panics
+///
+/// If called outside a runtime.
+pub fn spawn_blocking<F, R>(f: F) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    context::with_current(|handle| match handle {
+        Some(handle) => handle.blocking.spawn(handle.next_id(), f),
+        None => panic!(
+            "rt::task::spawn_blocking called outside of a runtime: call it from a task, from block_on, or under Handle::enter"
+        ),
+    })
+}

@@ -1,0 +1,267 @@
+//! The blocking pool: a queue, a condition variable, and threads that come
+//! and go.
+//!
+//! ```text
+//!  spawn_blocking ─> queue ─> an idle thread?  notify it
+//!                             none, under the cap?  start a thread
+//!                             none, at the cap?  the job waits in the queue
+//!  a thread: run jobs until the queue is empty, then wait; after the
+//!            keep-alive with no job, exit
+//! ```
+//!
+//! `num_idle` counts waiting threads not yet claimed, `num_notify` the
+//! wake-ups sent and not yet taken: a thread that wakes takes a token if
+//! there is one, whichever thread the condition variable chose, so no job
+//! is left with a sleeping pool.
+//!
+//! At shutdown the queued jobs are cancelled (their `JoinHandle`s report
+//! it), running jobs finish, and the runtime's drop joins the threads.
+//!
+//! Book: Chapter 7, "spawn_blocking".
+
+use crate::task::{self, JoinHandle, Notified, Schedule, Task};
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
+use std::thread;
+use std::time::Duration;
+
+/// The pool's settings.
+#[derive(Clone, Debug)]
+pub(crate) struct Config {
+    pub(crate) max_threads: usize,
+    pub(crate) keep_alive: Duration,
+    pub(crate) thread_name: String,
+    pub(crate) stack_size: Option<usize>,
+}
+
+/// A handle to the pool, shared by the runtime.
+#[derive(Clone)]
+pub(crate) struct Spawner {
+    pool: Arc<Pool>,
+}
+
+struct Pool {
+    shared: Mutex<Shared>,
+    condvar: Condvar,
+    config: Config,
+}
+
+struct Shared {
+    queue: VecDeque<Notified<BlockingSchedule>>,
+    num_threads: usize,
+    num_idle: usize,
+    num_notify: usize,
+    shutdown: bool,
+    next_thread_id: usize,
+    threads: HashMap<usize, thread::JoinHandle<()>>,
+    /// Jobs run since the start (for metrics).
+    completed: u64,
+}
+
+/// The scheduler of blocking tasks: the pool's queue.
+#[derive(Clone)]
+pub(crate) struct BlockingSchedule {
+    pool: Arc<Pool>,
+}
+
+impl Schedule for BlockingSchedule {
+    fn schedule(&self, task: Notified<Self>) {
+        // Only `abort()` reschedules a blocking task; the pool then drops it.
+        self.pool.push(task);
+    }
+
+    fn release(&self, _task: &Task<Self>) -> Option<Task<Self>> {
+        // Blocking tasks are not in an owned list.
+        None
+    }
+}
+
+/// A future that runs a closure to completion in its first poll.
+struct BlockingTask<F>(Option<F>);
+
+impl<F> Unpin for BlockingTask<F> {}
+
+impl<F: FnOnce() -> R, R> Future for BlockingTask<F> {
+    type Output = R;
+
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<R> {
+        let f = self.0.take().expect("a blocking task is polled once");
+        Poll::Ready(f())
+    }
+}
+
+impl Pool {
+    fn lock(&self) -> MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queues a job and finds it a thread.
+    fn push(self: &Arc<Self>, task: Notified<BlockingSchedule>) {
+        let mut shared = self.lock();
+        if shared.shutdown {
+            drop(shared);
+            task.shutdown();
+            return;
+        }
+        shared.queue.push_back(task);
+        if shared.num_idle > 0 {
+            shared.num_idle -= 1;
+            shared.num_notify += 1;
+            self.condvar.notify_one();
+            return;
+        }
+        if shared.num_threads >= self.config.max_threads {
+            // At the cap: the job waits for a thread to finish its current one.
+            return;
+        }
+        let id = shared.next_thread_id;
+        shared.next_thread_id += 1;
+        let mut builder = thread::Builder::new().name(format!("{}-{id}", self.config.thread_name));
+        if let Some(bytes) = self.config.stack_size {
+            builder = builder.stack_size(bytes);
+        }
+        let pool = self.clone();
+        match builder.spawn(move || pool.run(id)) {
+            Ok(handle) => {
+                shared.num_threads += 1;
+                shared.threads.insert(id, handle);
+            }
+            Err(error) if shared.num_threads == 0 => {
+                // No thread at all will ever take it: cancel it, so its
+                // JoinHandle reports an error instead of waiting for ever.
+                let task = shared.queue.pop_back().expect("just pushed");
+                drop(shared);
+                eprintln!("rt: cannot start a blocking thread: {error}");
+                task.shutdown();
+            }
+            // Threads exist: one of them will take the job later.
+            Err(_) => {}
+        }
+    }
+
+    /// A pool thread: run jobs; wait for more; exit after the keep-alive.
+    fn run(self: Arc<Self>, id: usize) {
+        let mut shared = self.lock();
+        'outer: loop {
+            while let Some(task) = shared.queue.pop_front() {
+                drop(shared);
+                task.run();
+                shared = self.lock();
+                shared.completed += 1;
+            }
+            if shared.shutdown {
+                break;
+            }
+            shared.num_idle += 1;
+            loop {
+                let (guard, result) = self
+                    .condvar
+                    .wait_timeout(shared, self.config.keep_alive)
+                    .unwrap_or_else(PoisonError::into_inner);
+                shared = guard;
+                if shared.num_notify > 0 {
+                    shared.num_notify -= 1;
+                    continue 'outer;
+                }
+                if shared.shutdown {
+                    shared.num_idle -= 1;
+                    break 'outer;
+                }
+                if result.timed_out() {
+                    // Idle for the whole keep-alive: this thread goes.
+                    shared.num_idle -= 1;
+                    shared.num_threads -= 1;
+                    // Detach ourselves: nobody needs to join a thread that
+                    // has already finished its work.
+                    drop(shared.threads.remove(&id));
+                    return;
+                }
+                // Spurious wake-up: keep waiting.
+            }
+        }
+        shared.num_threads -= 1;
+    }
+}
+
+impl Spawner {
+    pub(crate) fn new(config: Config) -> Spawner {
+        Spawner {
+            pool: Arc::new(Pool {
+                shared: Mutex::new(Shared {
+                    queue: VecDeque::new(),
+                    num_threads: 0,
+                    num_idle: 0,
+                    num_notify: 0,
+                    shutdown: false,
+                    next_thread_id: 0,
+                    threads: HashMap::new(),
+                    completed: 0,
+                }),
+                condvar: Condvar::new(),
+                config,
+            }),
+        }
+    }
+
+    /// Spawns `f` as a blocking task with the given id.
+    pub(crate) fn spawn<F, R>(&self, id: u64, f: F) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        let scheduler = BlockingSchedule {
+            pool: self.pool.clone(),
+        };
+        let (owned, notified, join) = task::new_task(BlockingTask(Some(f)), scheduler, id);
+        // Not kept in an owned list: the pool's queue holds the only way to
+        // it, and shutdown cancels what is queued.
+        drop(owned);
+        self.pool.push(notified);
+        join
+    }
+
+    /// Threads alive now.
+    pub(crate) fn num_threads(&self) -> usize {
+        self.pool.lock().num_threads
+    }
+
+    /// Threads waiting for work now.
+    pub(crate) fn num_idle_threads(&self) -> usize {
+        self.pool.lock().num_idle
+    }
+
+    /// Jobs waiting for a thread.
+    pub(crate) fn queue_depth(&self) -> usize {
+        self.pool.lock().queue.len()
+    }
+
+    /// Jobs finished.
+    pub(crate) fn completed(&self) -> u64 {
+        self.pool.lock().completed
+    }
+
+    /// Cancels queued jobs, lets running ones finish, and joins the threads
+    /// (except the calling thread, if it is one of them).
+    pub(crate) fn shutdown(&self) {
+        let (queued, threads) = {
+            let mut shared = self.pool.lock();
+            shared.shutdown = true;
+            let queued: Vec<_> = shared.queue.drain(..).collect();
+            let threads: Vec<_> = shared.threads.drain().map(|(_, handle)| handle).collect();
+            (queued, threads)
+        };
+        self.pool.condvar.notify_all();
+        for task in queued {
+            task.shutdown();
+        }
+        let me = thread::current().id();
+        for handle in threads {
+            if handle.thread().id() != me {
+                let _ = handle.join();
+            }
+        }
+    }
+}

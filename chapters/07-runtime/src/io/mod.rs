@@ -1,0 +1,13 @@
+//! Non-blocking I/O on the runtime's driver.
+//!
+//! * `scheduled_io`: one socket's readiness word (with its tick) and wakers;
+//! * `driver`: the `mio::Poll`, the token table, one turn of the event loop;
+//! * `registration`: a socket's handle on the driver, and the
+//!   ready/try/clear loop every operation runs.
+//!
+//! Book: Chapter 7, "The I/O driver".
+
+pub(crate) mod driver;
+pub(crate) mod registration;
+pub(crate) mod scheduled_io;
+pub(crate) mod timerfd;

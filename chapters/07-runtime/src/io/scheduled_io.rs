@@ -1,0 +1,399 @@
+//! The readiness of one registered socket, as the I/O driver and the tasks
+//! using the socket share it.
+//!
+//! The driver runs epoll in edge-triggered mode: the kernel reports a socket
+//! once when it *becomes* readable, not again while it stays readable. So
+//! the runtime must remember readiness itself, and a task must clear it only
+//! when the socket says `WouldBlock`. The danger is the edge that arrives in
+//! between: a task reads, gets `WouldBlock`, and before it clears the
+//! readable bit the driver records a new edge; clearing now would erase that
+//! edge, and with edge triggering no other will come. The task would wait
+//! for ever on a socket with data.
+//!
+//! The fix is a *tick*: the readiness word holds the readiness bits and the
+//! driver's turn number when they were last set, in one atomic:
+//!
+//! ```text
+//!   63        32 31            16 15          0
+//!  +------------+----------------+-------------+
+//!  |  (unused)  |  tick (u16)    |  readiness  |
+//!  +------------+----------------+-------------+
+//! ```
+//!
+//! A task that observed readiness at tick `t` and then hit `WouldBlock` asks
+//! to clear "the readiness I saw at tick `t`"; if the driver has set it again
+//! since (the tick moved), the clear is refused and the task tries again.
+//!
+//! Each socket also has one reader and one writer waker slot, behind a
+//! small mutex, woken by the driver when the matching readiness arrives.
+//!
+//! Book: Chapter 7, "The I/O driver".
+
+use crate::loom::{AtomicU64, Mutex, Ordering};
+use std::task::{Context, Poll, Waker};
+
+/// Readiness bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Ready(u16);
+
+impl Ready {
+    pub(crate) const EMPTY: Ready = Ready(0);
+    pub(crate) const READABLE: Ready = Ready(1);
+    pub(crate) const WRITABLE: Ready = Ready(2);
+    pub(crate) const READ_CLOSED: Ready = Ready(4);
+    pub(crate) const WRITE_CLOSED: Ready = Ready(8);
+    pub(crate) const ERROR: Ready = Ready(16);
+
+    /// What a mio event reports.
+    pub(crate) fn from_event(event: &mio::event::Event) -> Ready {
+        let mut ready = Ready::EMPTY;
+        if event.is_readable() {
+            ready = ready | Ready::READABLE;
+        }
+        if event.is_writable() {
+            ready = ready | Ready::WRITABLE;
+        }
+        if event.is_read_closed() {
+            ready = ready | Ready::READ_CLOSED;
+        }
+        if event.is_write_closed() {
+            ready = ready | Ready::WRITE_CLOSED;
+        }
+        if event.is_error() {
+            ready = ready | Ready::ERROR;
+        }
+        ready
+    }
+
+    pub(crate) fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub(crate) fn intersects(self, other: Ready) -> bool {
+        self.0 & other.0 != 0
+    }
+}
+
+impl std::ops::BitOr for Ready {
+    type Output = Ready;
+    fn bitor(self, other: Ready) -> Ready {
+        Ready(self.0 | other.0)
+    }
+}
+
+impl std::ops::BitAnd for Ready {
+    type Output = Ready;
+    fn bitand(self, other: Ready) -> Ready {
+        Ready(self.0 & other.0)
+    }
+}
+
+/// Which half of a socket a task waits on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    Read,
+    Write,
+}
+
+impl Direction {
+    /// The readiness that lets this direction proceed (closing and errors
+    /// do too: the next call returns them).
+    pub(crate) fn mask(self) -> Ready {
+        match self {
+            Direction::Read => Ready::READABLE | Ready::READ_CLOSED | Ready::ERROR,
+            Direction::Write => Ready::WRITABLE | Ready::WRITE_CLOSED | Ready::ERROR,
+        }
+    }
+}
+
+/// Readiness seen by a task, with the tick it was set at.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ReadyEvent {
+    pub(crate) tick: u16,
+    pub(crate) ready: Ready,
+}
+
+const READINESS_MASK: u64 = 0xFFFF;
+const TICK_SHIFT: u32 = 16;
+/// The resource is gone (deregistered, or the runtime shut down).
+const SHUTDOWN: u64 = 1 << 32;
+
+/// One registered socket's shared state.
+pub(crate) struct ScheduledIo {
+    readiness: AtomicU64,
+    waiters: Mutex<Waiters>,
+}
+
+#[derive(Default)]
+struct Waiters {
+    reader: Option<Waker>,
+    writer: Option<Waker>,
+}
+
+impl Default for ScheduledIo {
+    fn default() -> ScheduledIo {
+        ScheduledIo {
+            readiness: AtomicU64::new(0),
+            waiters: Mutex::new(Waiters::default()),
+        }
+    }
+}
+
+fn pack(tick: u16, ready: Ready) -> u64 {
+    (u64::from(tick) << TICK_SHIFT) | u64::from(ready.0)
+}
+
+fn unpack(word: u64) -> (u16, Ready) {
+    (
+        (word >> TICK_SHIFT) as u16,
+        Ready((word & READINESS_MASK) as u16),
+    )
+}
+
+impl ScheduledIo {
+    /// The driver saw an event at turn `tick`: add its readiness, stamp the
+    /// tick, and wake whoever waits for it.
+    pub(crate) fn set_readiness(&self, tick: u16, ready: Ready) {
+        let mut current = self.readiness.load(Ordering::Acquire);
+        loop {
+            let (_, old) = unpack(current);
+            let next = pack(tick, old | ready) | (current & SHUTDOWN);
+            match self.readiness.compare_exchange_weak(
+                current,
+                next,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => break,
+                Err(actual) => current = actual,
+            }
+        }
+        self.wake(ready);
+    }
+
+    /// Wakes the waiters whose direction `ready` serves.
+    pub(crate) fn wake(&self, ready: Ready) {
+        let (reader, writer) = {
+            let mut waiters = self.waiters.lock();
+            let reader = if ready.intersects(Direction::Read.mask()) {
+                waiters.reader.take()
+            } else {
+                None
+            };
+            let writer = if ready.intersects(Direction::Write.mask()) {
+                waiters.writer.take()
+            } else {
+                None
+            };
+            (reader, writer)
+        };
+        // Outside the lock: a wake may run arbitrary scheduler code.
+        if let Some(waker) = reader {
+            waker.wake();
+        }
+        if let Some(waker) = writer {
+            waker.wake();
+        }
+    }
+
+    /// Marks the resource gone and wakes everyone (their next call fails or
+    /// sees end of stream).
+    pub(crate) fn shutdown(&self) {
+        self.readiness.fetch_or(SHUTDOWN, Ordering::AcqRel);
+        self.wake(Direction::Read.mask() | Direction::Write.mask());
+    }
+
+    fn ready_in(&self, direction: Direction) -> Option<ReadyEvent> {
+        let word = self.readiness.load(Ordering::Acquire);
+        let (tick, ready) = unpack(word);
+        if word & SHUTDOWN != 0 {
+            return Some(ReadyEvent {
+                tick,
+                ready: direction.mask(),
+            });
+        }
+        let ready = ready & direction.mask();
+        (!ready.is_empty()).then_some(ReadyEvent { tick, ready })
+    }
+
+    /// Ready if the direction's readiness is set; otherwise leaves the
+    /// task's waker for the driver.
+    pub(crate) fn poll_ready(
+        &self,
+        cx: &mut Context<'_>,
+        direction: Direction,
+    ) -> Poll<ReadyEvent> {
+        if let Some(event) = self.ready_in(direction) {
+            return Poll::Ready(event);
+        }
+        let mut waiters = self.waiters.lock();
+        let slot = match direction {
+            Direction::Read => &mut waiters.reader,
+            Direction::Write => &mut waiters.writer,
+        };
+        if !slot
+            .as_ref()
+            .is_some_and(|waker| waker.will_wake(cx.waker()))
+        {
+            *slot = Some(cx.waker().clone());
+        }
+        // Look again under the lock: the driver sets readiness before it
+        // takes this lock to wake, so either we see the readiness now, or it
+        // finds our waker.
+        match self.ready_in(direction) {
+            Some(event) => Poll::Ready(event),
+            None => Poll::Pending,
+        }
+    }
+
+    /// The task saw `event` and then `WouldBlock`: clear that readiness,
+    /// unless the driver set it again since (the tick moved). Closing and
+    /// errors are never cleared.
+    pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
+        let clear = event.ready & (Ready::READABLE | Ready::WRITABLE);
+        let mut current = self.readiness.load(Ordering::Acquire);
+        loop {
+            let (tick, ready) = unpack(current);
+            if tick != event.tick {
+                // A new edge arrived after the task looked: keep it.
+                return;
+            }
+            let next = pack(tick, Ready(ready.0 & !clear.0)) | (current & SHUTDOWN);
+            match self.readiness.compare_exchange_weak(
+                current,
+                next,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            ) {
+                Ok(_) => return,
+                Err(actual) => current = actual,
+            }
+        }
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_clear_with_a_stale_tick_keeps_the_new_edge() {
+        let io = ScheduledIo::default();
+        let mut cx = Context::from_waker(Waker::noop());
+        io.set_readiness(1, Ready::READABLE);
+        let Poll::Ready(seen) = io.poll_ready(&mut cx, Direction::Read) else {
+            panic!("readable");
+        };
+        // The task reads until WouldBlock; meanwhile a new edge arrives.
+        io.set_readiness(2, Ready::READABLE);
+        io.clear_readiness(seen);
+        assert!(
+            io.poll_ready(&mut cx, Direction::Read).is_ready(),
+            "the edge was lost"
+        );
+        // With no new edge, the clear takes effect.
+        let Poll::Ready(seen) = io.poll_ready(&mut cx, Direction::Read) else {
+            panic!("readable");
+        };
+        io.clear_readiness(seen);
+        assert!(io.poll_ready(&mut cx, Direction::Read).is_pending());
+    }
+
+    #[test]
+    fn closing_is_never_cleared_and_directions_are_separate() {
+        let io = ScheduledIo::default();
+        let mut cx = Context::from_waker(Waker::noop());
+        io.set_readiness(1, Ready::WRITABLE);
+        assert!(io.poll_ready(&mut cx, Direction::Read).is_pending());
+        io.set_readiness(2, Ready::READ_CLOSED);
+        let Poll::Ready(seen) = io.poll_ready(&mut cx, Direction::Read) else {
+            panic!("read closed");
+        };
+        io.clear_readiness(seen);
+        assert!(io.poll_ready(&mut cx, Direction::Read).is_ready());
+    }
+
+    #[test]
+    fn the_driver_wakes_the_waiting_reader() {
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicUsize;
+        struct Count(AtomicUsize);
+        impl std::task::Wake for Count {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let count = Arc::new(Count(AtomicUsize::new(0)));
+        let waker = Waker::from(count.clone());
+        let io = ScheduledIo::default();
+        assert!(
+            io.poll_ready(&mut Context::from_waker(&waker), Direction::Read)
+                .is_pending()
+        );
+        io.set_readiness(1, Ready::WRITABLE);
+        assert_eq!(
+            count.0.load(Ordering::SeqCst),
+            0,
+            "writability does not wake a reader"
+        );
+        io.set_readiness(2, Ready::READABLE);
+        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_readiness {
+    use super::*;
+    use crate::loom::{Arc, thread};
+
+    /// The driver records a new edge while a task clears the readiness it
+    /// saw before its read hit WouldBlock: the new edge must survive.
+    #[test]
+    fn loom_clear_readiness_never_erases_a_newer_edge() {
+        loom::model(|| {
+            let io = Arc::new(ScheduledIo::default());
+            io.set_readiness(1, Ready::READABLE);
+            let seen = io.ready_in(Direction::Read).expect("readable at tick 1");
+            let driver = {
+                let io = io.clone();
+                thread::spawn(move || io.set_readiness(2, Ready::READABLE))
+            };
+            io.clear_readiness(seen);
+            driver.join().unwrap();
+            assert!(
+                io.ready_in(Direction::Read).is_some(),
+                "the edge of tick 2 was erased"
+            );
+        });
+    }
+
+    /// A task registers its waker while the driver sets readiness: either
+    /// the task sees the readiness or the driver wakes it.
+    #[test]
+    fn loom_poll_ready_races_set_readiness() {
+        use std::sync::atomic::AtomicBool;
+        struct Flag(AtomicBool);
+        impl std::task::Wake for Flag {
+            fn wake(self: std::sync::Arc<Self>) {
+                self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        loom::model(|| {
+            let io = Arc::new(ScheduledIo::default());
+            let driver = {
+                let io = io.clone();
+                thread::spawn(move || io.set_readiness(1, Ready::READABLE))
+            };
+            let flag = std::sync::Arc::new(Flag(AtomicBool::new(false)));
+            let waker = Waker::from(flag.clone());
+            let ready = io
+                .poll_ready(&mut Context::from_waker(&waker), Direction::Read)
+                .is_ready();
+            driver.join().unwrap();
+            assert!(
+                ready || flag.0.load(std::sync::atomic::Ordering::SeqCst),
+                "lost wake-up"
+            );
+        });
+    }
+}

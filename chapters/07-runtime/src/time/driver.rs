@@ -1,0 +1,187 @@
+//! The runtime's clock and its wheel, as every thread reaches them.
+//!
+//! Timers are registered from any thread (a task on any worker creates a
+//! `Sleep`), and fired by whichever worker holds the driver: one wheel
+//! behind one mutex, as Tokio's was for years. The clock is milliseconds
+//! since the runtime started; a deadline is rounded *up* to the next
+//! millisecond, so a timer never fires early.
+//!
+//! The worker that parks in the driver sleeps until the next timer is due
+//! (`park_timeout`) and records that instant. A timer registered later with
+//! an earlier deadline must wake it early: the registering thread sees the
+//! recorded instant under the wheel's lock and unparks the driver. While no
+//! worker is parked on a timer the recorded instant is 0 and nobody is
+//! woken: a running worker processes timers at its next maintenance tick.
+//!
+//! Book: Chapter 7, "The timing wheel".
+
+use super::wheel::{TimerKey, TimerState, Wheel};
+use crate::loom::{AtomicU64, Mutex, Ordering};
+use std::task::{Poll, Waker};
+use std::time::{Duration, Instant};
+
+/// The clock and the wheel.
+pub(crate) struct TimeHandle {
+    start: Instant,
+    wheel: Mutex<Wheel>,
+    /// The millisecond at which the worker parked in the driver will wake
+    /// on its own (u64::MAX: never); 0 when no worker is parked on a timer.
+    parked_until: AtomicU64,
+}
+
+/// What registering a timer found.
+pub(crate) enum Registered {
+    /// In the wheel.
+    Pending(TimerKey),
+    /// Its deadline has passed already.
+    Expired,
+}
+
+impl TimeHandle {
+    pub(crate) fn new() -> TimeHandle {
+        TimeHandle {
+            start: Instant::now(),
+            wheel: Mutex::new(Wheel::new()),
+            parked_until: AtomicU64::new(0),
+        }
+    }
+
+    /// Milliseconds since start, rounded down (the time that has passed).
+    fn now_ms(&self) -> u64 {
+        self.start.elapsed().as_millis() as u64
+    }
+
+    /// A deadline in milliseconds since start, rounded up.
+    fn deadline_ms(&self, deadline: Instant) -> u64 {
+        let since = deadline.saturating_duration_since(self.start);
+        let ms = since.as_millis() as u64;
+        if since.subsec_nanos().is_multiple_of(1_000_000) {
+            ms
+        } else {
+            ms + 1
+        }
+    }
+
+    /// Registers a timer; returns whether the driver must be woken (the new
+    /// deadline is earlier than the one the parked worker sleeps until).
+    pub(crate) fn register(&self, deadline: Instant, waker: &Waker) -> (Registered, bool) {
+        let ms = self.deadline_ms(deadline);
+        if ms <= self.now_ms() {
+            return (Registered::Expired, false);
+        }
+        let mut wheel = self.wheel.lock();
+        match wheel.insert(ms, waker.clone()) {
+            Some(key) => {
+                let wake = ms < self.parked_until.load(Ordering::Acquire);
+                (Registered::Pending(key), wake)
+            }
+            None => (Registered::Expired, false),
+        }
+    }
+
+    /// Ready once the timer fired (the entry is then freed); otherwise
+    /// stores the waker.
+    pub(crate) fn poll(&self, key: TimerKey, waker: &Waker) -> Poll<()> {
+        let mut wheel = self.wheel.lock();
+        match wheel.state(key) {
+            Some(TimerState::Pending) => {
+                wheel.set_waker(key, waker);
+                Poll::Pending
+            }
+            Some(TimerState::Fired) | None => {
+                wheel.remove(key);
+                Poll::Ready(())
+            }
+        }
+    }
+
+    /// Removes a timer (its `Sleep` was dropped): O(1).
+    pub(crate) fn cancel(&self, key: TimerKey) {
+        self.wheel.lock().remove(key);
+    }
+
+    /// Before the driver parks: how long it may sleep (at most `max`), and
+    /// remember until when, so earlier timers registered meanwhile wake it.
+    pub(crate) fn park_timeout(&self, max: Option<Duration>) -> Option<Duration> {
+        let wheel = self.wheel.lock();
+        let next = wheel.next_expiration();
+        // The exact time left until that millisecond starts (the driver's
+        // timer descriptor waits to the microsecond).
+        let until_next = next.map(|ms| {
+            (self.start + Duration::from_millis(ms)).saturating_duration_since(Instant::now())
+        });
+        let timeout = match (until_next, max) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let until = match timeout {
+            Some(Duration::ZERO) => 0,
+            Some(timeout) => self.deadline_ms(Instant::now() + timeout),
+            None => u64::MAX,
+        };
+        self.parked_until.store(until, Ordering::Release);
+        drop(wheel);
+        timeout
+    }
+
+    /// Fires every timer that is due, waking their tasks.
+    pub(crate) fn process(&self) {
+        let mut fired = Vec::new();
+        {
+            let mut wheel = self.wheel.lock();
+            self.parked_until.store(0, Ordering::Release);
+            wheel.advance(self.now_ms(), &mut fired);
+        }
+        for waker in fired {
+            waker.wake();
+        }
+    }
+
+    /// Timers pending now.
+    pub(crate) fn pending(&self) -> usize {
+        self.wheel.lock().pending()
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_timer {
+    use super::super::wheel::{TimerState, Wheel};
+    use crate::loom::{Arc, Mutex, thread};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::{Wake, Waker};
+
+    struct Count(AtomicUsize);
+    impl Wake for Count {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// A timer is cancelled (its Sleep dropped) while the driver fires it:
+    /// the entry is freed once, the waker woken at most once, and the wheel
+    /// is consistent afterwards.
+    #[test]
+    fn loom_cancel_while_firing() {
+        loom::model(|| {
+            let wheel = Arc::new(Mutex::new(Wheel::new()));
+            let count = std::sync::Arc::new(Count(AtomicUsize::new(0)));
+            let key = wheel.lock().insert(5, Waker::from(count.clone())).unwrap();
+            let driver = {
+                let wheel = wheel.clone();
+                thread::spawn(move || {
+                    let mut fired = Vec::new();
+                    wheel.lock().advance(10, &mut fired);
+                    // Woken outside the lock, as the time driver does.
+                    fired.into_iter().for_each(Waker::wake);
+                })
+            };
+            wheel.lock().remove(key);
+            driver.join().unwrap();
+            assert!(count.0.load(Ordering::SeqCst) <= 1);
+            let wheel = wheel.lock();
+            assert_eq!(wheel.state(key), None);
+            assert_eq!(wheel.pending(), 0);
+            assert_ne!(wheel.state(key), Some(TimerState::Pending));
+        });
+    }
+}

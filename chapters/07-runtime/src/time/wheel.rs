@@ -1,0 +1,458 @@
+//! The hierarchical timing wheel: every pending timer of a runtime, with O(1)
+//! insert and cancel, and the next deadline found in a few instructions.
+//!
+//! Chapter 5 kept timers in a binary heap: insert and pop cost O(log n), and
+//! cancelling was lazy (the dead entry stays until it reaches the top). A
+//! server with a timeout per connection has as many timers as connections,
+//! and nearly all of them are cancelled (the request arrived in time), so
+//! both costs grow with the load.
+//!
+//! The wheel is six levels of 64 slots at 1 ms resolution (see `level.rs`).
+//! A timer goes to the level whose slot width matches how far away it is:
+//! the level is the position of the highest bit in which the deadline and
+//! the current time differ, divided by six, and the slot is the deadline's
+//! six bits at that level. Each slot is a doubly linked list threaded
+//! through the wheel's entry table by index, so a timer is unlinked in O(1)
+//! when it is cancelled.
+//!
+//! Time moves forward in `advance`: the next occupied slot of the lowest
+//! non-empty level comes due; at level 0 its timers fire; at a higher level
+//! they are *cascaded*, re-inserted relative to the new time, which puts
+//! them on a lower level. A timer is cascaded at most five times in its
+//! life, so the work per timer is bounded whatever the number of timers.
+//!
+//! Deadlines are in whole milliseconds since the runtime started, rounded
+//! up, so a timer never fires early. A deadline beyond the top level's
+//! current turn (up to 2.2 years away) waits in an overflow list, which is
+//! re-inserted when the next turn begins.
+//!
+//! Book: Chapter 7, "The timing wheel".
+
+use super::level::{Expiration, Level, NIL, SLOT_BITS};
+use std::task::Waker;
+
+/// Levels (6 x 6 bits of milliseconds: about 2.2 years).
+pub(crate) const LEVELS: usize = 6;
+
+/// The last millisecond of a top-level turn, relative to its start.
+const TURN_MASK: u64 = (1 << (SLOT_BITS as usize * LEVELS)) - 1;
+
+/// The pseudo-level of the overflow list.
+const OVERFLOW: u8 = LEVELS as u8;
+
+/// A handle to one timer in the wheel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TimerKey {
+    index: u32,
+    generation: u32,
+}
+
+/// Where a timer is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TimerState {
+    /// Linked in a slot, waiting.
+    Pending,
+    /// Its deadline passed; its waker was taken and woken.
+    Fired,
+}
+
+struct Entry {
+    /// The deadline, in ms since the wheel started.
+    deadline: u64,
+    waker: Option<Waker>,
+    /// `None` when the entry is free.
+    state: Option<TimerState>,
+    /// Bumped on every reuse, so a stale key finds nothing.
+    generation: u32,
+    /// The slot list links (Pending), or the free list link (`next`, free).
+    prev: u32,
+    next: u32,
+    level: u8,
+    slot: u8,
+}
+
+/// The wheel.
+pub(crate) struct Wheel {
+    /// The current time, in ms since start: every timer at or before it has
+    /// fired.
+    elapsed: u64,
+    levels: Vec<Level>,
+    /// Timers beyond the current top-level turn.
+    overflow: u32,
+    entries: Vec<Entry>,
+    free: u32,
+    pending: usize,
+}
+
+impl Default for Wheel {
+    fn default() -> Wheel {
+        Wheel::new()
+    }
+}
+
+impl Wheel {
+    pub(crate) fn new() -> Wheel {
+        Wheel {
+            elapsed: 0,
+            levels: (0..LEVELS as u32).map(Level::new).collect(),
+            overflow: NIL,
+            entries: Vec::new(),
+            free: NIL,
+            pending: 0,
+        }
+    }
+
+    /// Timers waiting to fire.
+    pub(crate) fn pending(&self) -> usize {
+        self.pending
+    }
+
+    /// Adds a timer for `deadline` (ms since start). Returns `None` if the
+    /// deadline has already passed: the caller treats the timer as fired.
+    pub(crate) fn insert(&mut self, deadline: u64, waker: Waker) -> Option<TimerKey> {
+        if deadline <= self.elapsed {
+            return None;
+        }
+        let index = self.allocate(deadline, waker);
+        self.link(index);
+        self.pending += 1;
+        Some(TimerKey {
+            index,
+            generation: self.entries[index as usize].generation,
+        })
+    }
+
+    /// The timer's state, or `None` if the key is stale.
+    pub(crate) fn state(&self, key: TimerKey) -> Option<TimerState> {
+        self.entry(key).and_then(|entry| entry.state)
+    }
+
+    /// Replaces a pending timer's waker (the future moved to another task).
+    pub(crate) fn set_waker(&mut self, key: TimerKey, waker: &Waker) {
+        if let Some(index) = self.index_of(key) {
+            let entry = &mut self.entries[index];
+            if entry.state == Some(TimerState::Pending)
+                && !entry.waker.as_ref().is_some_and(|w| w.will_wake(waker))
+            {
+                entry.waker = Some(waker.clone());
+            }
+        }
+    }
+
+    /// Removes a timer, pending or fired. O(1).
+    pub(crate) fn remove(&mut self, key: TimerKey) {
+        let Some(index) = self.index_of(key) else {
+            return;
+        };
+        if self.entries[index].state == Some(TimerState::Pending) {
+            self.unlink(index as u32);
+            self.pending -= 1;
+        }
+        self.release(index as u32);
+    }
+
+    /// When the next timer might fire: the start of the next occupied slot.
+    /// (For a slot above level 0 it is when that slot cascades, which is no
+    /// later than its first timer.)
+    pub(crate) fn next_expiration(&self) -> Option<u64> {
+        self.next_slot().map(|expiration| expiration.deadline)
+    }
+
+    fn next_slot(&self) -> Option<Expiration> {
+        // Lower levels hold earlier deadlines: the first non-empty one wins.
+        let found = self
+            .levels
+            .iter()
+            .find_map(|level| level.next_expiration(self.elapsed));
+        if found.is_some() || self.overflow == NIL {
+            return found;
+        }
+        // Only far timers: look again when the next top-level turn begins.
+        Some(Expiration {
+            level: u32::from(OVERFLOW),
+            slot: 0,
+            deadline: (self.elapsed | TURN_MASK) + 1,
+        })
+    }
+
+    /// Moves time forward to `now` (ms since start), firing every timer due:
+    /// their wakers are appended to `fired` (to be woken outside any lock).
+    pub(crate) fn advance(&mut self, now: u64, fired: &mut Vec<Waker>) {
+        while let Some(expiration) = self.next_slot() {
+            if expiration.deadline > now {
+                break;
+            }
+            self.elapsed = self.elapsed.max(expiration.deadline);
+            let mut index = if expiration.level == u32::from(OVERFLOW) {
+                std::mem::replace(&mut self.overflow, NIL)
+            } else {
+                let level = &mut self.levels[expiration.level as usize];
+                level.occupied &= !(1 << expiration.slot);
+                std::mem::replace(&mut level.heads[expiration.slot], NIL)
+            };
+            while index != NIL {
+                let next = self.entries[index as usize].next;
+                let entry = &mut self.entries[index as usize];
+                if entry.deadline <= self.elapsed {
+                    entry.state = Some(TimerState::Fired);
+                    self.pending -= 1;
+                    if let Some(waker) = entry.waker.take() {
+                        fired.push(waker);
+                    }
+                } else {
+                    // Cascade: a lower level now that the time is closer.
+                    self.link(index);
+                }
+                index = next;
+            }
+        }
+        self.elapsed = self.elapsed.max(now);
+    }
+
+    fn entry(&self, key: TimerKey) -> Option<&Entry> {
+        self.index_of(key).map(|index| &self.entries[index])
+    }
+
+    fn index_of(&self, key: TimerKey) -> Option<usize> {
+        let entry = self.entries.get(key.index as usize)?;
+        (entry.generation == key.generation && entry.state.is_some()).then_some(key.index as usize)
+    }
+
+    fn allocate(&mut self, deadline: u64, waker: Waker) -> u32 {
+        if self.free != NIL {
+            let index = self.free;
+            let entry = &mut self.entries[index as usize];
+            self.free = entry.next;
+            entry.deadline = deadline;
+            entry.waker = Some(waker);
+            entry.state = Some(TimerState::Pending);
+            index
+        } else {
+            let index = u32::try_from(self.entries.len()).expect("fewer than 4 billion timers");
+            assert!(index != NIL, "fewer than 4 billion timers");
+            self.entries.push(Entry {
+                deadline,
+                waker: Some(waker),
+                state: Some(TimerState::Pending),
+                generation: 0,
+                prev: NIL,
+                next: NIL,
+                level: 0,
+                slot: 0,
+            });
+            index
+        }
+    }
+
+    fn release(&mut self, index: u32) {
+        let entry = &mut self.entries[index as usize];
+        entry.state = None;
+        entry.waker = None;
+        entry.generation = entry.generation.wrapping_add(1);
+        entry.prev = NIL;
+        entry.next = self.free;
+        self.free = index;
+    }
+
+    /// Links a pending entry into the slot its deadline belongs in now.
+    fn link(&mut self, index: u32) {
+        let deadline = self.entries[index as usize].deadline;
+        let (level, slot) = if deadline > self.elapsed | TURN_MASK {
+            // Beyond this turn of the top level.
+            (OVERFLOW, 0)
+        } else {
+            let level = level_for(self.elapsed, deadline);
+            (level as u8, self.levels[level].slot_for(deadline))
+        };
+        let head = *self.head_mut(level, slot);
+        {
+            let entry = &mut self.entries[index as usize];
+            entry.level = level;
+            entry.slot = slot as u8;
+            entry.prev = NIL;
+            entry.next = head;
+        }
+        if head != NIL {
+            self.entries[head as usize].prev = index;
+        }
+        *self.head_mut(level, slot) = index;
+        if level != OVERFLOW {
+            self.levels[level as usize].occupied |= 1 << slot;
+        }
+    }
+
+    fn head_mut(&mut self, level: u8, slot: usize) -> &mut u32 {
+        if level == OVERFLOW {
+            &mut self.overflow
+        } else {
+            &mut self.levels[level as usize].heads[slot]
+        }
+    }
+
+    /// Takes a pending entry out of its slot list.
+    fn unlink(&mut self, index: u32) {
+        let (prev, next, level, slot) = {
+            let entry = &self.entries[index as usize];
+            (entry.prev, entry.next, entry.level, entry.slot as usize)
+        };
+        if prev == NIL {
+            *self.head_mut(level, slot) = next;
+        } else {
+            self.entries[prev as usize].next = next;
+        }
+        if next != NIL {
+            self.entries[next as usize].prev = prev;
+        }
+        if level != OVERFLOW && self.levels[level as usize].heads[slot] == NIL {
+            self.levels[level as usize].occupied &= !(1 << slot);
+        }
+    }
+}
+
+/// The level for a deadline within the current top-level turn: the highest
+/// bit in which it differs from the current time, divided by six (at least
+/// bit 5, so anything in the current 64 ms block is level 0).
+pub(crate) fn level_for(elapsed: u64, deadline: u64) -> usize {
+    let differing = (elapsed ^ deadline) | ((1 << SLOT_BITS) - 1);
+    (((63 - differing.leading_zeros()) / SLOT_BITS) as usize).min(LEVELS - 1)
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::Wake;
+
+    struct Flag(AtomicUsize);
+    impl Wake for Flag {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn waker() -> (Waker, Arc<Flag>) {
+        let flag = Arc::new(Flag(AtomicUsize::new(0)));
+        (Waker::from(flag.clone()), flag)
+    }
+
+    fn fire(wheel: &mut Wheel, now: u64) -> usize {
+        let mut fired = Vec::new();
+        wheel.advance(now, &mut fired);
+        let n = fired.len();
+        fired.into_iter().for_each(Waker::wake);
+        n
+    }
+
+    #[test]
+    fn levels_follow_the_distance() {
+        assert_eq!(level_for(0, 1), 0);
+        assert_eq!(level_for(0, 63), 0);
+        assert_eq!(level_for(0, 64), 1);
+        assert_eq!(level_for(0, 4095), 1);
+        assert_eq!(level_for(0, 4096), 2);
+        assert_eq!(level_for(0, 1 << 30), 5);
+        // Near a boundary a short distance can need a high level: 63 -> 64
+        // differs in bit 6.
+        assert_eq!(level_for(63, 64), 1);
+    }
+
+    #[test]
+    fn a_timer_fires_at_its_millisecond_not_before() {
+        let mut wheel = Wheel::new();
+        let (w, flag) = waker();
+        let key = wheel.insert(1000, w).unwrap();
+        assert_eq!(fire(&mut wheel, 999), 0);
+        assert_eq!(wheel.state(key), Some(TimerState::Pending));
+        assert_eq!(fire(&mut wheel, 1000), 1);
+        assert_eq!(wheel.state(key), Some(TimerState::Fired));
+        assert_eq!(flag.0.load(Ordering::SeqCst), 1);
+        wheel.remove(key);
+        assert_eq!(wheel.state(key), None);
+    }
+
+    #[test]
+    fn a_deadline_already_passed_is_not_inserted() {
+        let mut wheel = Wheel::new();
+        fire(&mut wheel, 50);
+        assert!(wheel.insert(50, waker().0).is_none());
+        assert!(wheel.insert(51, waker().0).is_some());
+    }
+
+    #[test]
+    fn cancelled_timers_never_fire_and_slots_are_reused() {
+        let mut wheel = Wheel::new();
+        let keys: Vec<_> = (1..=100)
+            .map(|ms| wheel.insert(ms * 37, waker().0).unwrap())
+            .collect();
+        for key in &keys[..50] {
+            wheel.remove(*key);
+        }
+        assert_eq!(wheel.pending(), 50);
+        assert_eq!(fire(&mut wheel, 100 * 37), 50);
+        assert_eq!(wheel.pending(), 0);
+        // A stale key does nothing.
+        wheel.remove(keys[0]);
+        let again = wheel.insert(10_000, waker().0).unwrap();
+        assert_ne!(again, keys[0]);
+    }
+
+    #[test]
+    fn the_next_expiration_is_the_earliest_slot() {
+        let mut wheel = Wheel::new();
+        assert_eq!(wheel.next_expiration(), None);
+        wheel.insert(5_000, waker().0);
+        wheel.insert(70, waker().0);
+        // 70 is on level 1 (slot 1, which starts at 64): it cascades at 64.
+        assert_eq!(wheel.next_expiration(), Some(64));
+        fire(&mut wheel, 64);
+        assert_eq!(wheel.next_expiration(), Some(70));
+        assert_eq!(fire(&mut wheel, 70), 1);
+        assert_eq!(wheel.next_expiration(), Some(4096));
+    }
+
+    #[test]
+    fn every_timer_fires_exactly_once_in_deadline_order() {
+        // Deadlines spread over every level, fired by advancing in uneven
+        // steps: each fires once, never before its deadline.
+        let mut wheel = Wheel::new();
+        let mut deadlines: Vec<u64> = (0..2000u64)
+            .map(|i| 1 + (i * i * 7919) % 5_000_000)
+            .collect();
+        let mut keys = Vec::new();
+        for &d in &deadlines {
+            keys.push((d, wheel.insert(d, waker().0).unwrap()));
+        }
+        let mut now = 0;
+        let mut fired_total = 0;
+        while wheel.pending() > 0 {
+            now += 1 + now / 3;
+            let before: Vec<_> = keys
+                .iter()
+                .filter(|(_, k)| wheel.state(*k) == Some(TimerState::Pending))
+                .map(|(d, _)| *d)
+                .collect();
+            let fired = fire(&mut wheel, now);
+            let due = before.iter().filter(|&&d| d <= now).count();
+            assert_eq!(fired, due, "at {now}");
+            fired_total += fired;
+        }
+        deadlines.sort_unstable();
+        assert_eq!(fired_total, deadlines.len());
+    }
+
+    #[test]
+    fn very_long_deadlines_wait_at_the_top_and_still_fire() {
+        let mut wheel = Wheel::new();
+        let far = (1u64 << 36) * 3 + 12_345; // about 6.6 years
+        let key = wheel.insert(far, waker().0).unwrap();
+        let mut now = 0;
+        while wheel.state(key) == Some(TimerState::Pending) {
+            let next = wheel.next_expiration().unwrap();
+            assert!(next > now, "time must move forward");
+            now = next;
+            fire(&mut wheel, now);
+        }
+        assert_eq!(now, far);
+    }
+}
