@@ -634,6 +634,10 @@ pub struct TimerOps {
     pub wheel_ns: f64,
     /// Nanoseconds per insert+cancel pair, heap (median of rounds).
     pub heap_ns: f64,
+    /// Nanoseconds per timer inserted and then fired, wheel.
+    pub wheel_fire_ns: f64,
+    /// Nanoseconds per timer inserted and then fired, heap.
+    pub heap_fire_ns: f64,
 }
 
 /// A deterministic spread of deadlines over the next minute (levels 0 to
@@ -691,20 +695,70 @@ fn heap_ops(pending: usize, ops: usize) -> f64 {
     elapsed.as_nanos() as f64 / ops as f64
 }
 
+/// Inserts `pending` timers, then moves time forward a millisecond at a
+/// time until all have fired; nanoseconds per timer (insert and fire).
+fn wheel_fire(pending: usize) -> f64 {
+    use crate::time::wheel::Wheel;
+    let mut wheel = Wheel::new();
+    let waker = std::task::Waker::noop();
+    let mut fired = Vec::with_capacity(1024);
+    let start = Instant::now();
+    for i in 0..pending as u64 {
+        wheel
+            .insert(deadline_ms(i), waker.clone())
+            .expect("in the future");
+    }
+    let mut now = 0;
+    while wheel.pending() > 0 {
+        now += 1;
+        wheel.advance(now, &mut fired);
+        fired.clear();
+    }
+    start.elapsed().as_nanos() as f64 / pending as f64
+}
+
+fn heap_fire(pending: usize) -> f64 {
+    use chapter_05::timers::TimerHeap;
+    let base = Instant::now();
+    let mut heap = TimerHeap::new();
+    let start = Instant::now();
+    for i in 0..pending as u64 {
+        heap.insert(base + Duration::from_millis(deadline_ms(i)), i);
+    }
+    let mut now = 0;
+    while !heap.is_empty() {
+        now += 1;
+        let at = base + Duration::from_millis(now);
+        while let Some(value) = heap.pop_expired(at) {
+            black_box(value);
+        }
+    }
+    start.elapsed().as_nanos() as f64 / pending as f64
+}
+
 /// Measures [`TimerOps`] at each size, alternating the two structures.
 pub fn timer_ops(sizes: &[usize], ops: usize, rounds: usize) -> Vec<TimerOps> {
     sizes
         .iter()
         .map(|&pending| {
+            // At least two full turnovers of the pending set, so that work
+            // done once per turnover (the heap's compaction of cancelled
+            // entries) is counted at every size.
+            let ops = ops.max(2 * pending);
             let (mut wheel, mut heap) = (Vec::new(), Vec::new());
+            let (mut wheel_fired, mut heap_fired) = (Vec::new(), Vec::new());
             for _ in 0..rounds {
                 wheel.push(wheel_ops(pending, ops));
                 heap.push(heap_ops(pending, ops));
+                wheel_fired.push(wheel_fire(pending));
+                heap_fired.push(heap_fire(pending));
             }
             TimerOps {
                 pending,
                 wheel_ns: Samples::from_ns(wheel).median_ns(),
                 heap_ns: Samples::from_ns(heap).median_ns(),
+                wheel_fire_ns: Samples::from_ns(wheel_fired).median_ns(),
+                heap_fire_ns: Samples::from_ns(heap_fired).median_ns(),
             }
         })
         .collect()
@@ -721,21 +775,35 @@ pub fn timers(console: &Console, quick: bool) -> Outcome {
     let ops = if quick { 50_000 } else { 200_000 };
     let rounds = if quick { 3 } else { 5 };
     console.say(format!(
-        "Insert one timer and cancel the oldest, {} times, with N timers pending (deadlines over the next minute); medians of {rounds} rounds",
+        "Insert one timer and cancel the oldest, {} times (or twice N, if more), with N timers pending (deadlines over the next minute); medians of {rounds} rounds",
         group_thousands(ops as f64)
     ));
+    console.say("And: insert N timers, then advance time 1 ms at a time until all have fired (ns per timer)");
     console.say(format!(
-        "  {:>10} {:>16} {:>16}",
-        "pending", "wheel ns/op", "heap ns/op"
+        "  {:>10} {:>14} {:>14} {:>14} {:>14}",
+        "pending", "wheel ns/op", "heap ns/op", "wheel fire", "heap fire"
     ));
     let mut report = Report::new("timers");
     for row in timer_ops(sizes, ops, rounds) {
         console.say(format!(
-            "  {:>10} {:>16.1} {:>16.1}",
+            "  {:>10} {:>14.1} {:>14.1} {:>14.1} {:>14.1}",
             group_thousands(row.pending as f64),
             row.wheel_ns,
-            row.heap_ns
+            row.heap_ns,
+            row.wheel_fire_ns,
+            row.heap_fire_ns
         ));
+        report
+            .add(
+                &format!("wheel_fire_ns_{}", row.pending),
+                &format!("wheel, insert and fire, {} timers (ns each)", row.pending),
+                row.wheel_fire_ns,
+            )
+            .add(
+                &format!("heap_fire_ns_{}", row.pending),
+                &format!("heap, insert and fire, {} timers (ns each)", row.pending),
+                row.heap_fire_ns,
+            );
         report
             .add(
                 &format!("wheel_ns_per_op_{}", row.pending),

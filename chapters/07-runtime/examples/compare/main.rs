@@ -3,15 +3,21 @@
 //!
 //! ```sh
 //! cargo run --release -p chapter-07 --example compare -- scheduler [--quick] [--json] [--workers N]
+//! cargo run --release -p chapter-07 --example compare -- echo --connections 1000 --duration 5 [--json]
+//! cargo run --release -p chapter-07 --example compare -- timers [--quick] [--json]
 //! ```
 //!
 //! Tokio and async-executor are dev-dependencies of the chapter, used only
 //! here and in `benches/`.
 
 #[cfg(not(loom))]
+mod echo;
+#[cfg(not(loom))]
 mod runtimes;
 #[cfg(not(loom))]
 mod scheduler;
+#[cfg(not(loom))]
+mod timers;
 #[cfg(not(loom))]
 mod workloads;
 
@@ -26,9 +32,10 @@ fn main() {}
 
 #[cfg(not(loom))]
 mod app {
-    use super::{scheduler, workloads};
+    use super::{echo, scheduler, timers, workloads};
     use chapter_01::console::{Console, exit_code, parse_args};
     use clap::{Parser, Subcommand, ValueEnum};
+    use std::net::SocketAddr;
     use std::process::ExitCode;
     use std::time::Duration;
 
@@ -59,6 +66,44 @@ mod app {
             #[arg(long, value_enum)]
             only: Vec<WorkloadArg>,
         },
+        /// Chapter 3's echo load against this runtime's echo server and Tokio's
+        Echo {
+            /// Connections held open during the load
+            #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=20_000))]
+            connections: u32,
+            /// Seconds of load per server
+            #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=3600))]
+            duration: u32,
+            /// Rounds (each runs both servers; the median round is reported)
+            #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+            rounds: u32,
+            /// Print one JSON object instead of a table
+            #[arg(long)]
+            json: bool,
+        },
+        /// The timing wheel against a binary heap, and a million sleeps on both runtimes
+        Timers {
+            /// Smaller sizes (a few seconds)
+            #[arg(long)]
+            quick: bool,
+            /// Print one JSON object instead of a table
+            #[arg(long)]
+            json: bool,
+        },
+        /// Run one echo server (the harness starts these as child processes)
+        #[command(hide = true)]
+        Serve {
+            #[arg(long, value_enum)]
+            runtime: RuntimeArg,
+            #[arg(long, default_value = "127.0.0.1:0")]
+            addr: SocketAddr,
+        },
+    }
+
+    #[derive(Clone, Copy, ValueEnum)]
+    enum RuntimeArg {
+        Ours,
+        Tokio,
     }
 
     #[derive(Clone, Copy, ValueEnum)]
@@ -116,6 +161,38 @@ mod app {
                     println!("{}", serde_json::to_string_pretty(&report)?);
                 }
                 Ok(())
+            }
+            Experiment::Echo {
+                connections,
+                duration,
+                rounds,
+                json,
+            } => {
+                let console = Console::new(json);
+                let config = echo::config(
+                    connections as usize,
+                    Duration::from_secs(u64::from(duration)),
+                );
+                let report = echo::compare(&console, &config, rounds as usize)?;
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&report)?);
+                }
+                Ok(())
+            }
+            Experiment::Timers { quick, json } => {
+                let console = Console::new(json);
+                let report = timers::compare(&console, quick);
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&report)?);
+                }
+                Ok(())
+            }
+            Experiment::Serve { runtime, addr } => {
+                let server = match runtime {
+                    RuntimeArg::Ours => echo::Server::Ours,
+                    RuntimeArg::Tokio => echo::Server::Tokio,
+                };
+                Ok(echo::serve(server, addr)?)
             }
         }
     }

@@ -66,6 +66,10 @@ pub(crate) struct Core {
     run_queue: Local<Notified>,
     /// Counted in `Idle`'s number of searchers.
     is_searching: bool,
+    /// True while this worker is inside the driver: the tasks it wakes there
+    /// do not each wake a parked worker; one is woken afterwards if more
+    /// than one task came out (`notify_after_driver`).
+    in_driver: bool,
     is_shutdown: bool,
     rand: FastRand,
 }
@@ -211,9 +215,14 @@ impl Context {
     fn park_yield(&self) {
         if let Some(core) = self.core.borrow_mut().as_mut() {
             core.lifo_enabled = false;
+            core.in_driver = true;
         }
         self.handle.driver.poll_now();
         self.wake_deferred();
+        if let Some(core) = self.core.borrow_mut().as_mut() {
+            core.in_driver = false;
+            core.notify_after_driver(&self.handle);
+        }
     }
 
     fn has_deferred(&self) -> bool {
@@ -303,6 +312,7 @@ impl Context {
             }
             // Tasks woken by the driver while we sleep in it go to the ring.
             core.lifo_enabled = false;
+            core.in_driver = true;
             self.stats().queue_depth.set(0);
         }
         self.stats().parks.incr();
@@ -310,14 +320,17 @@ impl Context {
             self.parker.park();
             let mut core = self.core.borrow_mut();
             let core = core.as_mut().expect("the worker owns its core");
+            core.in_driver = false;
             core.maintenance(&self.handle);
             if core.is_shutdown {
                 return;
             }
             if core.transition_from_parked(&self.handle) {
+                core.notify_after_driver(&self.handle);
                 self.stats().unparks.incr();
                 return;
             }
+            core.in_driver = true;
         }
     }
 
@@ -345,6 +358,7 @@ impl Core {
             lifo_enabled: true,
             run_queue,
             is_searching: false,
+            in_driver: false,
             is_shutdown: false,
             rand: FastRand::new(index),
         }
@@ -444,8 +458,19 @@ impl Core {
         };
         // A task in the ring can be stolen: wake a worker to steal it if
         // nobody is searching. (The LIFO slot cannot be stolen, so putting a
-        // task there wakes nobody.)
-        if pushed_to_ring {
+        // task there wakes nobody; nor does a task the driver wakes, see
+        // `notify_after_driver`.)
+        if pushed_to_ring && !self.in_driver {
+            handle.notify_parked();
+        }
+    }
+
+    /// After a turn of the driver: if it left more than one task here, and
+    /// we are not searching (a searcher wakes another when it finds work),
+    /// wake one parked worker to share them. One wake-up per batch of
+    /// events, not one per task.
+    fn notify_after_driver(&self, handle: &Handle) {
+        if !self.is_searching && usize::from(self.lifo_slot.is_some()) + self.run_queue.len() > 1 {
             handle.notify_parked();
         }
     }
