@@ -37,5 +37,6 @@ pub(crate) mod scheduler;
 pub mod sync;
 pub mod task;
 pub mod time;
+pub mod top;
 
-pub use runtime::{Builder, Handle, Runtime, RuntimeMetrics, spawn};
+pub use runtime::{Builder, Handle, LongPoll, Runtime, RuntimeMetrics, spawn};

@@ -32,6 +32,18 @@ struct Cli {
     command: Option<Command>,
 }
 
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum TopWorkload {
+    /// Every worker equally busy.
+    Balanced,
+    /// Bursts spawned on one worker; the others steal.
+    Skewed,
+    /// Ten thousand sleeping tasks.
+    Timers,
+    /// A task that blocks its worker: the long-poll detector fires.
+    Blocking,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run the echo server on this runtime; prints `listening on ADDR`.
@@ -62,6 +74,39 @@ enum Command {
     },
     /// The timing wheel against Chapter 5's binary heap, insert and cancel.
     Timers,
+    /// The echo server here, Chapter 3's load from a child process, and the metrics over it, explained.
+    Metrics {
+        /// Connections the child opens.
+        #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=18_000))]
+        connections: u32,
+        /// Seconds of load.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=3600))]
+        duration: u32,
+    },
+    /// Chapter 3's load generator alone, against a server already running.
+    #[command(hide = true)]
+    Load {
+        /// The server's address.
+        #[arg(long)]
+        addr: SocketAddr,
+        #[command(flatten)]
+        load: LoadArgs,
+    },
+    /// A live view of the workers while a workload runs (q or Ctrl-C quits).
+    Top {
+        /// What runs while you watch.
+        #[arg(long, value_enum, default_value_t = TopWorkload::Skewed)]
+        workload: TopWorkload,
+        /// Worker threads (default: logical CPUs, at least 2).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        workers: Option<u16>,
+        /// Quit by itself after this many seconds.
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=86_400))]
+        duration: Option<u32>,
+        /// Milliseconds between frames.
+        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(50..=60_000))]
+        interval_ms: u32,
+    },
     /// A tree of tasks spawning tasks; print what each worker did.
     Workers {
         /// Worker threads (default: logical CPUs, at least 2).
@@ -128,6 +173,40 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         Some(Command::Coop { duration }) => experiments::coop(&console, seconds(duration))?,
         Some(Command::Blocking { duration }) => experiments::blocking(&console, seconds(duration))?,
         Some(Command::Timers) => experiments::timers(&console, quick)?,
+        Some(Command::Metrics {
+            connections,
+            duration,
+        }) => experiments::echo_under_load(
+            &console,
+            if quick { 500 } else { connections as usize },
+            Duration::from_secs(if quick { 1 } else { u64::from(duration) }),
+        )?,
+        Some(Command::Load { addr, load }) => {
+            let mut config =
+                load.config(if quick { 200 } else { 1_000 }, if quick { 1 } else { 5 });
+            config.target = addr;
+            ch03::load(&console, &config)?
+        }
+        Some(Command::Top {
+            workload,
+            workers,
+            duration,
+            interval_ms,
+        }) => {
+            let workload = match workload {
+                TopWorkload::Balanced => rt::top::Workload::Balanced,
+                TopWorkload::Skewed => rt::top::Workload::Skewed,
+                TopWorkload::Timers => rt::top::Workload::Timers,
+                TopWorkload::Blocking => rt::top::Workload::Blocking,
+            };
+            rt::top::run(
+                workload,
+                workers.map_or_else(default_workers, usize::from),
+                duration.map(|s| Duration::from_secs(u64::from(s))),
+                Duration::from_millis(u64::from(interval_ms)),
+            )?;
+            return Ok(());
+        }
         Some(Command::Workers {
             workers,
             depth,

@@ -66,6 +66,21 @@ mod app {
             #[arg(long, value_enum)]
             only: Vec<WorkloadArg>,
         },
+        /// The scheduler workloads on our runtime with metrics on and off
+        Metrics {
+            /// Fewer, shorter rounds
+            #[arg(long)]
+            quick: bool,
+            /// Print one JSON object instead of a table
+            #[arg(long)]
+            json: bool,
+            /// Worker threads (default: logical CPUs)
+            #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+            workers: Option<u16>,
+            /// Rounds per workload (default: 61, or 11 with --quick)
+            #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1000))]
+            rounds: Option<u16>,
+        },
         /// Chapter 3's echo load against this runtime's echo server and Tokio's
         Echo {
             /// Connections held open during the load
@@ -157,6 +172,30 @@ mod app {
                     only: only.into_iter().map(Into::into).collect(),
                 };
                 let report = scheduler::run(&console, &config);
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&report)?);
+                }
+                Ok(())
+            }
+            Experiment::Metrics {
+                quick,
+                json,
+                workers,
+                rounds,
+            } => {
+                let console = Console::new(json);
+                let workers = workers
+                    .map(usize::from)
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+                let config = scheduler::Config {
+                    workers,
+                    rounds: rounds
+                        .map(usize::from)
+                        .unwrap_or(if quick { 11 } else { 61 }),
+                    sample: Duration::from_millis(if quick { 20 } else { 30 }),
+                    only: Vec::new(),
+                };
+                let report = scheduler::metrics(&console, &config);
                 if json {
                     println!("{}", serde_json::to_string_pretty(&report)?);
                 }

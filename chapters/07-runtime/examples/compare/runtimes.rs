@@ -62,6 +62,36 @@ impl Runtime for Ours {
         Ours(
             rt::Builder::new_multi_thread()
                 .worker_threads(workers)
+                // Count long polls instead of printing them: on a shared
+                // machine the OS preempting a worker looks like one.
+                .on_long_poll(|_| {})
+                .build()
+                .expect("start rt"),
+        )
+    }
+
+    fn spawner(&self) -> rt::Handle {
+        self.0.handle().clone()
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.0.block_on(future)
+    }
+}
+
+/// This chapter's runtime with its metrics (and so the long-poll detector)
+/// switched off: to measure what they cost.
+pub struct OursWithoutMetrics(rt::Runtime);
+
+impl Runtime for OursWithoutMetrics {
+    type Spawner = rt::Handle;
+    const NAME: &'static str = "ours, metrics off";
+
+    fn start(workers: usize) -> OursWithoutMetrics {
+        OursWithoutMetrics(
+            rt::Builder::new_multi_thread()
+                .worker_threads(workers)
+                .disable_metrics()
                 .build()
                 .expect("start rt"),
         )

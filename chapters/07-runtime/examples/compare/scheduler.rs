@@ -2,7 +2,7 @@
 //! interleaved A B C A B C so that a noisy moment hurts all three alike;
 //! medians over the rounds; ratios of our median over theirs.
 
-use super::runtimes::{Ours, Runtime, Smol, Tokio};
+use super::runtimes::{Ours, OursWithoutMetrics, Runtime, Smol, Tokio};
 use super::workloads::{self, ALL, Workload};
 use chapter_01::console::{Console, human_duration_ns};
 use chapter_01::machine::Machine;
@@ -140,4 +140,70 @@ fn median(mut values: Vec<f64>) -> f64 {
 
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
+}
+
+/// `compare -- metrics`: the same workloads on our runtime with its metrics
+/// and long-poll detector on (the default) and off, interleaved.
+pub fn metrics(console: &Console, config: &Config) -> Value {
+    let machine = Machine::current();
+    workloads::set_workers(config.workers);
+    console.say(format!(
+        "Tokio's scheduler workloads on our runtime, metrics on and off, {} workers, {} rounds interleaved",
+        config.workers, config.rounds
+    ));
+    console.say(format!("Measured on: {}\n", machine.describe()));
+    let on = Ours::start(config.workers);
+    let off = OursWithoutMetrics::start(config.workers);
+    let mut results = Vec::new();
+    let mut worst: f64 = 0.0;
+    for workload in ALL {
+        if !config.only.is_empty() && !config.only.contains(&workload) {
+            continue;
+        }
+        let slowest = sample(&on, workload, 2).max(sample(&off, workload, 2));
+        let iterations = ((config.sample.as_nanos() as f64 / slowest) as usize).clamp(1, 1000);
+        let (mut a, mut b, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for round in 0..config.rounds {
+            // Alternate which goes first, and compare each pair measured
+            // side by side: the median of those ratios resists the machine's
+            // slow moments better than the ratio of two medians.
+            let (x, y) = if round % 2 == 0 {
+                let x = sample(&on, workload, iterations);
+                (x, sample(&off, workload, iterations))
+            } else {
+                let y = sample(&off, workload, iterations);
+                (sample(&on, workload, iterations), y)
+            };
+            a.push(x);
+            b.push(y);
+            ratios.push(x / y);
+        }
+        let (on_ns, off_ns) = (median(a), median(b));
+        let ratio = median(ratios);
+        worst = worst.max(ratio);
+        console.say(format!(
+            "  {:<24} on {:>9}   off {:>9}   on/off {:>5.3}",
+            workload.name(),
+            human_duration_ns(on_ns),
+            human_duration_ns(off_ns),
+            ratio
+        ));
+        results.push(json!({
+            "workload": workload.name(),
+            "metrics_on_ns": on_ns.round(),
+            "metrics_off_ns": off_ns.round(),
+            "ratio_on_over_off": round3(ratio),
+            "ratio_is": "median of per-round ratios",
+        }));
+    }
+    console.say(format!(
+        "\nWorst on/off: {worst:.3} (the goal: within 5%, at most 1.05)"
+    ));
+    json!({
+        "experiment": "metrics",
+        "workers": config.workers,
+        "rounds": config.rounds,
+        "machine": machine.describe(),
+        "results": results,
+    })
 }

@@ -29,13 +29,15 @@ use crate::task::JoinHandle;
 /// # Panics
 ///
 /// If called outside a runtime.
+#[track_caller]
 pub fn spawn_blocking<F, R>(f: F) -> JoinHandle<R>
 where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
+    let location = std::panic::Location::caller();
     context::with_current(|handle| match handle {
-        Some(handle) => handle.blocking.spawn(handle.next_id(), f),
+        Some(handle) => handle.blocking.spawn(handle.next_id(), f, location),
         None => panic!(
             "rt::task::spawn_blocking called outside of a runtime: call it from a task, from block_on, or under Handle::enter"
         ),

@@ -207,7 +207,12 @@ impl Spawner {
     }
 
     /// Spawns `f` as a blocking task with the given id.
-    pub(crate) fn spawn<F, R>(&self, id: u64, f: F) -> JoinHandle<R>
+    pub(crate) fn spawn<F, R>(
+        &self,
+        id: u64,
+        f: F,
+        location: &'static std::panic::Location<'static>,
+    ) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
@@ -215,7 +220,8 @@ impl Spawner {
         let scheduler = BlockingSchedule {
             pool: self.pool.clone(),
         };
-        let (owned, notified, join) = task::new_task(BlockingTask(Some(f)), scheduler, id);
+        let (owned, notified, join) =
+            task::new_task(BlockingTask(Some(f)), scheduler, id, location);
         // Not kept in an owned list: the pool's queue holds the only way to
         // it, and shutdown cancels what is queued.
         drop(owned);

@@ -58,6 +58,8 @@ pub(crate) struct IoHandle {
     registry: Registry,
     waker: mio::Waker,
     resources: Mutex<Slab>,
+    /// Readiness events delivered to sockets since the start.
+    ready_events: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Default)]
@@ -103,6 +105,7 @@ pub(crate) fn create() -> io::Result<(IoDriver, IoHandle)> {
             registry,
             waker,
             resources: Mutex::new(Slab::default()),
+            ready_events: std::sync::atomic::AtomicU64::new(0),
         },
     ))
 }
@@ -153,6 +156,12 @@ impl IoDriver {
         }
         // Outside the table's lock: waking may run scheduler code, and a
         // woken task's socket may be dropped (which takes the lock).
+        if !self.to_wake.is_empty() {
+            handle.ready_events.fetch_add(
+                self.to_wake.len() as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+        }
         for (io, ready) in self.to_wake.drain(..) {
             io.set_readiness(self.tick, ready);
         }
@@ -233,6 +242,11 @@ impl IoHandle {
         if let Some(io) = io {
             io.shutdown();
         }
+    }
+
+    /// Readiness events delivered since the start.
+    pub(crate) fn ready_events(&self) -> u64 {
+        self.ready_events.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Sockets registered now.

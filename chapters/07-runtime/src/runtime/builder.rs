@@ -31,18 +31,27 @@ pub const DEFAULT_GLOBAL_QUEUE_INTERVAL: u32 = 31;
 pub const DEFAULT_EVENT_INTERVAL: u32 = 61;
 
 /// Builds a [`Runtime`].
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Builder {
     worker_threads: Option<usize>,
     global_queue_interval: u32,
     event_interval: u32,
     disable_lifo_slot: bool,
     disable_coop_budget: bool,
+    metrics: bool,
+    poll_time_histogram: bool,
+    long_poll_threshold: Option<Duration>,
+    on_long_poll: Option<super::LongPollHook>,
     max_blocking_threads: usize,
     thread_keep_alive: Duration,
     thread_name: String,
     thread_stack_size: Option<usize>,
 }
+
+/// Polls longer than this are reported by the long-poll detector: ten
+/// milliseconds is long enough that no healthy poll takes it (a poll should
+/// take microseconds), short enough to catch a blocking call.
+pub const DEFAULT_LONG_POLL_THRESHOLD: Duration = Duration::from_millis(10);
 
 /// The most threads the blocking pool starts (Tokio's default too).
 pub const DEFAULT_MAX_BLOCKING_THREADS: usize = 512;
@@ -60,6 +69,10 @@ impl Builder {
             event_interval: DEFAULT_EVENT_INTERVAL,
             disable_lifo_slot: false,
             disable_coop_budget: false,
+            metrics: true,
+            poll_time_histogram: false,
+            long_poll_threshold: Some(DEFAULT_LONG_POLL_THRESHOLD),
+            on_long_poll: None,
             max_blocking_threads: DEFAULT_MAX_BLOCKING_THREADS,
             thread_keep_alive: DEFAULT_THREAD_KEEP_ALIVE,
             thread_name: "rt-worker".to_string(),
@@ -116,6 +129,37 @@ impl Builder {
         self
     }
 
+    /// Stops keeping the per-worker counters (and the long-poll detector,
+    /// which reads them): for measuring what metrics cost.
+    pub fn disable_metrics(&mut self) -> &mut Builder {
+        self.metrics = false;
+        self
+    }
+
+    /// Times every poll into a per-worker histogram with log-scale buckets
+    /// (`RuntimeMetrics::worker_poll_time_histogram`). Off by default: it
+    /// reads the clock twice per poll.
+    pub fn enable_poll_time_histogram(&mut self) -> &mut Builder {
+        self.poll_time_histogram = true;
+        self
+    }
+
+    /// Reports polls that take longer than `threshold` (`None`: no
+    /// detector); see [`DEFAULT_LONG_POLL_THRESHOLD`].
+    pub fn long_poll_threshold(&mut self, threshold: Option<Duration>) -> &mut Builder {
+        self.long_poll_threshold = threshold;
+        self
+    }
+
+    /// Where long polls are reported; by default one line on stderr.
+    pub fn on_long_poll(
+        &mut self,
+        hook: impl Fn(&super::LongPoll) + Send + Sync + 'static,
+    ) -> &mut Builder {
+        self.on_long_poll = Some(std::sync::Arc::new(hook));
+        self
+    }
+
     /// The most threads the blocking pool may start; see
     /// [`DEFAULT_MAX_BLOCKING_THREADS`].
     ///
@@ -163,6 +207,10 @@ impl Builder {
             event_interval: self.event_interval,
             disable_lifo_slot: self.disable_lifo_slot,
             disable_coop_budget: self.disable_coop_budget,
+            metrics: self.metrics,
+            poll_time_histogram: self.poll_time_histogram,
+            long_poll_threshold: self.long_poll_threshold.filter(|_| self.metrics),
+            on_long_poll: self.on_long_poll.clone(),
         };
         let blocking = crate::blocking::Spawner::new(crate::blocking::Config {
             max_threads: self.max_blocking_threads,
@@ -189,6 +237,14 @@ impl Builder {
                     return Err(error);
                 }
             }
+        }
+        if let Some(threshold) = handle.config.long_poll_threshold {
+            let handle = handle.clone();
+            runtime.watchdog = Some(
+                std::thread::Builder::new()
+                    .name(format!("{}-watchdog", self.thread_name))
+                    .spawn(move || scheduler::watchdog::run(handle, threshold))?,
+            );
         }
         Ok(runtime)
     }

@@ -3,12 +3,19 @@
 //!
 //! The names follow Tokio's `RuntimeMetrics` where Tokio has the same
 //! measure, so a reader can compare the two runtimes under the same load.
+//! [`RuntimeMetrics::snapshot`] copies everything at once into plain data
+//! (for `top`, for the demo, for JSON); the difference of two snapshots is
+//! the activity in between.
 //!
 //! Book: Chapter 7, "What the workers did".
 
 use crate::loom::Ordering;
 use crate::scheduler::Handle;
+use crate::scheduler::stats::{POLL_TIME_BUCKETS, bucket_upper_ns};
+use serde_json::{Value, json};
+use std::panic::Location;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// A view of a runtime's counters. Cheap to create; every read is live.
 #[derive(Clone)]
@@ -136,8 +143,217 @@ impl RuntimeMetrics {
         self.handle.blocking.completed()
     }
 
+    /// Time `worker` spent not parked, up to its last maintenance tick.
+    pub fn worker_total_busy_duration(&self, worker: usize) -> Duration {
+        Duration::from_nanos(self.handle.stats[worker].busy_ns.get())
+    }
+
+    /// Busy time over polls: the mean time a poll took on `worker`
+    /// (scheduling overhead included).
+    pub fn worker_mean_poll_time(&self, worker: usize) -> Duration {
+        let polls = self.worker_poll_count(worker).max(1);
+        self.worker_total_busy_duration(worker) / polls as u32
+    }
+
+    /// Poll-time histogram of `worker` (all zero unless the runtime was
+    /// built with `enable_poll_time_histogram`): count per bucket, see
+    /// [`RuntimeMetrics::poll_time_bucket_upper`].
+    pub fn worker_poll_time_histogram(&self, worker: usize) -> Vec<u64> {
+        self.handle.stats[worker]
+            .poll_times
+            .iter()
+            .map(|c| c.get())
+            .collect()
+    }
+
+    /// The exclusive upper bound of histogram bucket `i` (the last bucket
+    /// has none).
+    pub fn poll_time_bucket_upper(&self, i: usize) -> Option<Duration> {
+        (i + 1 < POLL_TIME_BUCKETS).then(|| Duration::from_nanos(bucket_upper_ns(i)))
+    }
+
+    /// Readiness events the I/O driver delivered.
+    pub fn io_driver_ready_count(&self) -> u64 {
+        self.handle.driver.io.ready_events()
+    }
+
+    /// Long polls the detector reported.
+    pub fn long_poll_count(&self) -> u64 {
+        self.handle.long_polls.load(Ordering::Relaxed)
+    }
+
+    /// The spawn location of the task `worker` is polling now, if any.
+    pub fn worker_current_task(&self, worker: usize) -> Option<&'static Location<'static>> {
+        self.handle.stats[worker].current()
+    }
+
+    /// The `n` live tasks polled most often so far.
+    pub fn busiest_tasks(&self, n: usize) -> Vec<TaskPolls> {
+        let mut all = Vec::new();
+        self.handle.owned.for_each(|id, location, polls| {
+            all.push(TaskPolls {
+                id,
+                location,
+                polls,
+            })
+        });
+        all.sort_by_key(|task| std::cmp::Reverse(task.polls));
+        all.truncate(n);
+        all
+    }
+
+    /// Everything at once, as plain data.
+    pub fn snapshot(&self) -> MetricsSnapshot {
+        MetricsSnapshot {
+            taken: Instant::now(),
+            workers: (0..self.num_workers())
+                .map(|w| WorkerSnapshot {
+                    polls: self.worker_poll_count(w),
+                    lifo_polls: self.worker_lifo_poll_count(w),
+                    steals: self.worker_steal_count(w),
+                    steal_operations: self.worker_steal_operations(w),
+                    overflows: self.worker_overflow_count(w),
+                    local_schedules: self.worker_local_schedule_count(w),
+                    inject_pulls: self.worker_inject_pull_count(w),
+                    parks: self.worker_park_count(w),
+                    unparks: self.worker_unpark_count(w),
+                    local_queue_depth: self.worker_local_queue_depth(w),
+                    busy: self.worker_total_busy_duration(w),
+                    budget_forced_yields: self.worker_budget_forced_yield_count(w),
+                    parked: self.handle.stats[w]
+                        .parked
+                        .load(std::sync::atomic::Ordering::Relaxed),
+                    current_task: self.worker_current_task(w),
+                    poll_time_histogram: self.worker_poll_time_histogram(w),
+                })
+                .collect(),
+            alive_tasks: self.num_alive_tasks(),
+            spawned_tasks: self.spawned_tasks_count(),
+            global_queue_depth: self.global_queue_depth(),
+            remote_schedules: self.remote_schedule_count(),
+            blocking_threads: self.num_blocking_threads(),
+            idle_blocking_threads: self.num_idle_blocking_threads(),
+            blocking_queue_depth: self.blocking_queue_depth(),
+            registered_sockets: self.io_driver_registered_sockets(),
+            io_ready_events: self.io_driver_ready_count(),
+            pending_timers: self.pending_timers(),
+            long_polls: self.long_poll_count(),
+        }
+    }
+
     /// `worker`'s local queue depth at its last maintenance tick or park.
     pub fn worker_local_queue_depth(&self, worker: usize) -> usize {
         self.handle.stats[worker].queue_depth.get() as usize
+    }
+}
+
+/// A task and how often it was polled.
+#[derive(Debug, Clone, Copy)]
+pub struct TaskPolls {
+    /// The task's id.
+    pub id: u64,
+    /// Where it was spawned.
+    pub location: &'static Location<'static>,
+    /// Polls so far.
+    pub polls: u64,
+}
+
+/// One worker's counters at one instant.
+#[derive(Debug, Clone)]
+pub struct WorkerSnapshot {
+    /// Tasks polled.
+    pub polls: u64,
+    /// Of which from the LIFO slot.
+    pub lifo_polls: u64,
+    /// Tasks stolen from other workers.
+    pub steals: u64,
+    /// Successful steal operations.
+    pub steal_operations: u64,
+    /// Times the local ring overflowed into the inject queue.
+    pub overflows: u64,
+    /// Tasks scheduled onto this worker by its own tasks.
+    pub local_schedules: u64,
+    /// Tasks taken from the inject queue.
+    pub inject_pulls: u64,
+    /// Times parked.
+    pub parks: u64,
+    /// Times woken with work.
+    pub unparks: u64,
+    /// Tasks in the local ring (at the last maintenance tick).
+    pub local_queue_depth: usize,
+    /// Time not parked.
+    pub busy: Duration,
+    /// Polls that ended with the budget spent.
+    pub budget_forced_yields: u64,
+    /// Parked now.
+    pub parked: bool,
+    /// The task being polled now.
+    pub current_task: Option<&'static Location<'static>>,
+    /// Poll-time histogram (zeros unless enabled).
+    pub poll_time_histogram: Vec<u64>,
+}
+
+/// The whole runtime at one instant.
+#[derive(Debug, Clone)]
+pub struct MetricsSnapshot {
+    /// When it was taken.
+    pub taken: Instant,
+    /// Per worker.
+    pub workers: Vec<WorkerSnapshot>,
+    /// Tasks alive.
+    pub alive_tasks: usize,
+    /// Tasks spawned since the start.
+    pub spawned_tasks: u64,
+    /// Tasks in the inject queue.
+    pub global_queue_depth: usize,
+    /// Tasks scheduled from outside the workers.
+    pub remote_schedules: u64,
+    /// Blocking-pool threads.
+    pub blocking_threads: usize,
+    /// Of which idle.
+    pub idle_blocking_threads: usize,
+    /// Blocking jobs waiting.
+    pub blocking_queue_depth: usize,
+    /// Sockets registered with the I/O driver.
+    pub registered_sockets: usize,
+    /// Readiness events delivered.
+    pub io_ready_events: u64,
+    /// Timers pending.
+    pub pending_timers: usize,
+    /// Long polls reported.
+    pub long_polls: u64,
+}
+
+impl MetricsSnapshot {
+    /// The snapshot as one JSON object (counters, plus per-worker arrays).
+    pub fn to_json(&self) -> Value {
+        json!({
+            "alive_tasks": self.alive_tasks,
+            "spawned_tasks": self.spawned_tasks,
+            "global_queue_depth": self.global_queue_depth,
+            "remote_schedules": self.remote_schedules,
+            "blocking_threads": self.blocking_threads,
+            "idle_blocking_threads": self.idle_blocking_threads,
+            "blocking_queue_depth": self.blocking_queue_depth,
+            "registered_sockets": self.registered_sockets,
+            "io_ready_events": self.io_ready_events,
+            "pending_timers": self.pending_timers,
+            "long_polls": self.long_polls,
+            "workers": self.workers.iter().map(|w| json!({
+                "polls": w.polls,
+                "lifo_polls": w.lifo_polls,
+                "steals": w.steals,
+                "steal_operations": w.steal_operations,
+                "overflows": w.overflows,
+                "local_schedules": w.local_schedules,
+                "inject_pulls": w.inject_pulls,
+                "parks": w.parks,
+                "unparks": w.unparks,
+                "local_queue_depth": w.local_queue_depth,
+                "busy_ms": w.busy.as_secs_f64() * 1e3,
+                "mean_poll_ns": w.busy.as_nanos() as f64 / w.polls.max(1) as f64,
+                "budget_forced_yields": w.budget_forced_yields,
+            })).collect::<Vec<_>>(),
+        })
     }
 }

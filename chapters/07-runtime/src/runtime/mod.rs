@@ -13,10 +13,11 @@ pub(crate) mod context;
 mod metrics;
 
 pub use builder::{
-    Builder, DEFAULT_EVENT_INTERVAL, DEFAULT_GLOBAL_QUEUE_INTERVAL, DEFAULT_MAX_BLOCKING_THREADS,
-    DEFAULT_THREAD_KEEP_ALIVE,
+    Builder, DEFAULT_EVENT_INTERVAL, DEFAULT_GLOBAL_QUEUE_INTERVAL, DEFAULT_LONG_POLL_THRESHOLD,
+    DEFAULT_MAX_BLOCKING_THREADS, DEFAULT_THREAD_KEEP_ALIVE,
 };
 pub use metrics::RuntimeMetrics;
+pub use metrics::{MetricsSnapshot, TaskPolls, WorkerSnapshot};
 
 use crate::scheduler;
 use crate::task::JoinHandle;
@@ -30,6 +31,8 @@ use std::thread::JoinHandle as ThreadHandle;
 pub struct Runtime {
     handle: Handle,
     threads: Vec<ThreadHandle<()>>,
+    /// The long-poll detector's thread, if enabled.
+    watchdog: Option<ThreadHandle<()>>,
     /// Workers whose thread could not be started (build failed part-way).
     unstarted_workers: usize,
 }
@@ -50,6 +53,7 @@ impl Runtime {
         Runtime {
             handle: Handle { inner },
             threads: Vec::new(),
+            watchdog: None,
             unstarted_workers: 0,
         }
     }
@@ -66,6 +70,7 @@ impl Runtime {
     }
 
     /// Spawns a task onto this runtime.
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
@@ -85,6 +90,7 @@ impl Runtime {
     }
 
     /// Runs `f` on this runtime's blocking pool.
+    #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
@@ -122,6 +128,9 @@ impl Drop for Runtime {
         inner.blocking.shutdown();
         // Whoever still waits on a socket sees the runtime gone.
         inner.driver.io.shutdown();
+        if let Some(watchdog) = self.watchdog.take() {
+            let _ = watchdog.join();
+        }
     }
 }
 
@@ -145,12 +154,13 @@ impl Handle {
     }
 
     /// Spawns a task onto this runtime.
+    #[track_caller]
     pub fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        self.inner.spawn(future)
+        self.inner.spawn(future, std::panic::Location::caller())
     }
 
     /// Runs `future` to completion on the current thread; see
@@ -178,14 +188,54 @@ impl Handle {
     }
 
     /// Runs `f` on this runtime's blocking pool.
+    #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        self.inner.blocking.spawn(self.inner.next_id(), f)
+        self.inner
+            .blocking
+            .spawn(self.inner.next_id(), f, std::panic::Location::caller())
     }
 }
+
+/// A poll that kept its worker longer than the long-poll threshold, as the
+/// detector reports it.
+#[derive(Debug, Clone, Copy)]
+pub struct LongPoll {
+    /// The worker it ran on.
+    pub worker: usize,
+    /// Where the task was spawned.
+    pub location: &'static std::panic::Location<'static>,
+    /// How long the poll ran (to within a quarter of the threshold), not
+    /// counting time its thread waited for a CPU.
+    pub duration: std::time::Duration,
+    /// True if the poll had not ended when reported (after a second).
+    pub still_running: bool,
+}
+
+impl fmt::Display for LongPoll {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "rt: a poll of the task spawned at {}:{} {} {:.1} ms on worker {}, and the worker's other tasks waited: \
+             a blocking call, or too much work between two .await points (use spawn_blocking, or yield)",
+            self.location.file(),
+            self.location.line(),
+            if self.still_running {
+                "has been running for"
+            } else {
+                "ran for"
+            },
+            self.duration.as_secs_f64() * 1e3,
+            self.worker
+        )
+    }
+}
+
+/// Receives long-poll reports; see [`Builder::on_long_poll`].
+pub type LongPollHook = std::sync::Arc<dyn Fn(&LongPoll) + Send + Sync>;
 
 /// Returned by [`Handle::enter`].
 pub struct EnterGuard {
@@ -198,13 +248,15 @@ pub struct EnterGuard {
 ///
 /// If called outside a runtime (not in a task, not in `block_on`, not under
 /// [`Handle::enter`]).
+#[track_caller]
 pub fn spawn<F>(future: F) -> JoinHandle<F::Output>
 where
     F: Future + Send + 'static,
     F::Output: Send + 'static,
 {
+    let location = std::panic::Location::caller();
     context::with_current(|inner| match inner {
-        Some(inner) => inner.spawn(future),
+        Some(inner) => inner.spawn(future, location),
         None => panic!(
             "rt::spawn called outside of a runtime: call it from a task, from block_on, or under Handle::enter"
         ),

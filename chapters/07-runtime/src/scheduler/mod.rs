@@ -33,6 +33,7 @@ pub(crate) mod inject;
 pub(crate) mod park;
 pub(crate) mod queue;
 pub(crate) mod stats;
+pub(crate) mod watchdog;
 pub(crate) mod worker;
 
 use crate::blocking;
@@ -52,7 +53,7 @@ use std::sync::Arc;
 pub(crate) type Notified = task::Notified<Arc<Handle>>;
 
 /// Settings fixed when the runtime is built.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Config {
     /// Every this many ticks, a worker looks at the inject queue before its
     /// own queue, so remote tasks cannot starve behind local ones.
@@ -65,6 +66,15 @@ pub(crate) struct Config {
     /// Turns the cooperative budget off (for the demo that shows why it
     /// exists).
     pub(crate) disable_coop_budget: bool,
+    /// Keeps the per-worker counters (on by default).
+    pub(crate) metrics: bool,
+    /// Times every poll into a histogram (off by default: two clock reads
+    /// per poll).
+    pub(crate) poll_time_histogram: bool,
+    /// Reports polls longer than this (None: no detector).
+    pub(crate) long_poll_threshold: Option<std::time::Duration>,
+    /// Where long polls are reported (None: one line on stderr).
+    pub(crate) on_long_poll: Option<crate::runtime::LongPollHook>,
 }
 
 /// What other threads need to reach one worker.
@@ -88,6 +98,8 @@ pub(crate) struct Handle {
     pub(crate) remote_schedules: AtomicU64,
     /// Tasks spawned since the start.
     pub(crate) spawned: AtomicU64,
+    /// Polls the detector found longer than the threshold.
+    pub(crate) long_polls: AtomicU64,
     /// Workers that have stopped hand their cores in here; the last one
     /// empties all the queues.
     pub(crate) shutdown_cores: Mutex<Vec<worker::Core>>,
@@ -110,14 +122,18 @@ impl Handle {
     }
 
     /// Spawns a task onto this runtime.
-    pub(crate) fn spawn<F>(self: &Arc<Self>, future: F) -> JoinHandle<F::Output>
+    pub(crate) fn spawn<F>(
+        self: &Arc<Self>,
+        future: F,
+        location: &'static std::panic::Location<'static>,
+    ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
         let id = self.next_id();
         self.spawned.fetch_add(1, Ordering::Relaxed);
-        let (join, notified) = self.owned.bind(future, self.clone(), id);
+        let (join, notified) = self.owned.bind(future, self.clone(), id, location);
         if let Some(notified) = notified {
             self.schedule_task(notified, false);
         }
@@ -211,6 +227,7 @@ pub(crate) fn create(
     blocking: blocking::Spawner,
 ) -> std::io::Result<(Arc<Handle>, Vec<WorkerParts>)> {
     let driver = Arc::new(driver::create()?);
+    let metrics = config.metrics;
     let mut remotes = Vec::with_capacity(num_workers);
     let mut cores = Vec::with_capacity(num_workers);
     for index in 0..num_workers {
@@ -230,9 +247,12 @@ pub(crate) fn create(
         // workers off each other's locks.
         owned: OwnedTasks::new(4 * num_workers),
         config,
-        stats: (0..num_workers).map(|_| WorkerStats::default()).collect(),
+        stats: (0..num_workers)
+            .map(|_| WorkerStats::new(metrics))
+            .collect(),
         remote_schedules: AtomicU64::new(0),
         spawned: AtomicU64::new(0),
+        long_polls: AtomicU64::new(0),
         shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
         driver,
         blocking,

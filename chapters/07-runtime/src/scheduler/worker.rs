@@ -47,6 +47,7 @@ use crate::task::coop;
 use std::cell::{Cell, RefCell};
 use std::sync::Arc;
 use std::task::Waker;
+use std::time::Instant;
 
 /// How many tasks in a row may run from the LIFO slot before it is switched
 /// off for the rest of the tick. Enough for a message to be handed to the
@@ -66,6 +67,8 @@ pub(crate) struct Core {
     run_queue: Local<Notified>,
     /// Counted in `Idle`'s number of searchers.
     is_searching: bool,
+    /// Since when the busy time was last brought up to date (metrics only).
+    busy_since: Option<Instant>,
     /// True while this worker is inside the driver: the tasks it wakes there
     /// do not each wake a parked worker; one is woken afterwards if more
     /// than one task came out (`notify_after_driver`).
@@ -174,6 +177,14 @@ impl Context {
     }
 
     fn run(&self) {
+        if let Some(core) = self.core.borrow_mut().as_mut() {
+            core.start_busy(&self.handle);
+        }
+        // SAFETY: gettid takes no arguments and cannot fail.
+        let tid = unsafe { libc::gettid() };
+        self.stats()
+            .tid
+            .store(tid as u64, std::sync::atomic::Ordering::Relaxed);
         loop {
             let maintenance_due = {
                 let mut core = self.core.borrow_mut();
@@ -213,6 +224,7 @@ impl Context {
     /// A zero-timeout turn of the driver, then the deferred tasks. Tasks
     /// woken here go to the back of the ring, in the order their events came.
     fn park_yield(&self) {
+        self.stats().set_current(None);
         if let Some(core) = self.core.borrow_mut().as_mut() {
             core.lifo_enabled = false;
             core.in_driver = true;
@@ -265,11 +277,7 @@ impl Context {
             Some(coop::BUDGET)
         };
         coop::with_budget(budget, || {
-            self.stats().polls.incr();
-            task.run();
-            if coop::is_exhausted() {
-                self.stats().budget_forced_yields.incr();
-            }
+            self.poll(task, false);
 
             let mut lifo_polls = 0;
             loop {
@@ -292,14 +300,33 @@ impl Context {
                     }
                     task
                 };
-                self.stats().polls.incr();
-                self.stats().lifo_polls.incr();
-                task.run();
-                if coop::is_exhausted() {
-                    self.stats().budget_forced_yields.incr();
-                }
+                self.poll(task, true);
             }
         });
+    }
+
+    /// Polls one task, keeping the counters and publishing which task is
+    /// being polled (for the long-poll detector).
+    fn poll(&self, task: Notified, from_lifo: bool) {
+        let stats = self.stats();
+        stats.incr(&stats.polls);
+        if from_lifo {
+            stats.incr(&stats.lifo_polls);
+        }
+        stats.set_current(Some(task.location()));
+        if self.handle.config.poll_time_histogram {
+            let start = Instant::now();
+            task.run();
+            stats.record_poll_time(start.elapsed());
+        } else {
+            task.run();
+        }
+        // The published task is cleared only when the worker leaves its
+        // tasks for the driver or for sleep (`park`, `park_yield`), not after
+        // every poll: one store per poll instead of two.
+        if coop::is_exhausted() {
+            stats.incr(&stats.budget_forced_yields);
+        }
     }
 
     /// Parks until woken with work to do, or until shutdown.
@@ -313,9 +340,18 @@ impl Context {
             // Tasks woken by the driver while we sleep in it go to the ring.
             core.lifo_enabled = false;
             core.in_driver = true;
-            self.stats().queue_depth.set(0);
+            let stats = self.stats();
+            stats.set(&stats.queue_depth, 0);
+            core.account_busy(&self.handle);
+            // Parked time is not busy time.
+            core.busy_since = None;
         }
-        self.stats().parks.incr();
+        let stats = self.stats();
+        stats.set_current(None);
+        stats.incr(&stats.parks);
+        stats
+            .parked
+            .store(true, std::sync::atomic::Ordering::Relaxed);
         loop {
             self.parker.park();
             let mut core = self.core.borrow_mut();
@@ -327,7 +363,11 @@ impl Context {
             }
             if core.transition_from_parked(&self.handle) {
                 core.notify_after_driver(&self.handle);
-                self.stats().unparks.incr();
+                stats.incr(&stats.unparks);
+                stats
+                    .parked
+                    .store(false, std::sync::atomic::Ordering::Relaxed);
+                core.start_busy(&self.handle);
                 return;
             }
             core.in_driver = true;
@@ -359,6 +399,7 @@ impl Core {
             run_queue,
             is_searching: false,
             in_driver: false,
+            busy_since: None,
             is_shutdown: false,
             rand: FastRand::new(index),
         }
@@ -374,7 +415,8 @@ impl Core {
             // Fairness: every so often the inject queue goes first, so tasks
             // from outside are not starved by a worker that keeps itself busy.
             if let Some(task) = handle.inject.pop() {
-                handle.stats[self.index].inject_pulls.incr();
+                let stats = &handle.stats[self.index];
+                stats.incr(&stats.inject_pulls);
                 return Some(task);
             }
             return self.next_local_task();
@@ -412,7 +454,8 @@ impl Core {
         if !spilled.is_empty() {
             handle.inject.push_batch(spilled.into_iter());
         }
-        handle.stats[self.index].inject_pulls.add(taken as u64);
+        let stats = &handle.stats[self.index];
+        stats.add(&stats.inject_pulls, taken as u64);
         first
     }
 
@@ -432,8 +475,8 @@ impl Core {
             let before = self.run_queue.len();
             if let Some(task) = handle.remotes[victim].steal.steal_into(&mut self.run_queue) {
                 let stats = &handle.stats[self.index];
-                stats.steal_operations.incr();
-                stats.steals.add((self.run_queue.len() - before + 1) as u64);
+                stats.incr(&stats.steal_operations);
+                stats.add(&stats.steals, (self.run_queue.len() - before + 1) as u64);
                 return Some(task);
             }
         }
@@ -442,7 +485,8 @@ impl Core {
 
     /// Schedules a task woken or spawned on this worker.
     fn schedule_local(&mut self, handle: &Handle, task: Notified, is_yield: bool) {
-        handle.stats[self.index].local_schedules.incr();
+        let stats = &handle.stats[self.index];
+        stats.incr(&stats.local_schedules);
         let pushed_to_ring = if is_yield || !self.lifo_enabled {
             self.push_back(handle, task);
             true
@@ -477,7 +521,8 @@ impl Core {
 
     pub(crate) fn push_back(&mut self, handle: &Handle, task: Notified) {
         if self.run_queue.push_back_or_overflow(task, &handle.inject) {
-            handle.stats[self.index].overflows.incr();
+            let stats = &handle.stats[self.index];
+            stats.incr(&stats.overflows);
         }
     }
 
@@ -485,9 +530,9 @@ impl Core {
         if !self.is_shutdown {
             self.is_shutdown = handle.inject.is_closed();
         }
-        handle.stats[self.index]
-            .queue_depth
-            .set(self.run_queue.len() as u64);
+        let stats = &handle.stats[self.index];
+        stats.set(&stats.queue_depth, self.run_queue.len() as u64);
+        self.account_busy(handle);
     }
 
     fn transition_to_searching(&mut self, handle: &Handle) -> bool {
@@ -542,6 +587,23 @@ impl Core {
         // `worker_to_notify` counted us as searching when it woke us.
         self.is_searching = true;
         true
+    }
+
+    /// Adds the time since the last update to the busy counter.
+    fn account_busy(&mut self, handle: &Handle) {
+        if let Some(since) = self.busy_since.take() {
+            let now = Instant::now();
+            let stats = &handle.stats[self.index];
+            stats.add(&stats.busy_ns, now.duration_since(since).as_nanos() as u64);
+            self.busy_since = Some(now);
+        }
+    }
+
+    /// Starts counting busy time (after a park, or at start).
+    fn start_busy(&mut self, handle: &Handle) {
+        if handle.config.metrics {
+            self.busy_since = Some(Instant::now());
+        }
     }
 
     /// At shutdown, after every task was cancelled: drop what the queues hold.

@@ -29,8 +29,9 @@
 
 use super::error::JoinError;
 use super::state::State;
-use crate::loom::UnsafeCell;
+use crate::loom::{AtomicU64, UnsafeCell};
 use std::future::Future;
+use std::panic::Location;
 use std::pin::Pin;
 use std::ptr::NonNull;
 use std::task::{Context, Poll, Waker};
@@ -64,6 +65,13 @@ pub(crate) struct Header {
     /// This task's slot in its owned-list shard. Read and written only while
     /// holding that shard's lock.
     pub(crate) owned_index: UnsafeCell<usize>,
+    /// Where the task was spawned (`#[track_caller]`), for the long-poll
+    /// report and `top`.
+    pub(crate) location: &'static Location<'static>,
+    /// Polls so far. Only the thread that set RUNNING writes it, and the
+    /// state word orders consecutive polls, so a relaxed load and store
+    /// suffice; readers (`top`) may see a slightly old value.
+    pub(crate) polls: AtomicU64,
 }
 
 /// Where the future is in its life.

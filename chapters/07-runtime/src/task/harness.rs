@@ -28,9 +28,10 @@ use super::error::JoinError;
 use super::state::{Snapshot, TransitionToIdle, TransitionToNotified, TransitionToRunning};
 use super::waker::WakerRef;
 use super::{Notified, Schedule, Task};
-use crate::loom::UnsafeCell;
+use crate::loom::{AtomicU64, Ordering, UnsafeCell};
 use std::future::Future;
 use std::mem::ManuallyDrop;
+use std::panic::Location;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
 use std::task::{Context, Poll, Waker};
@@ -52,7 +53,12 @@ unsafe impl Sync for RawTask {}
 
 impl RawTask {
     /// Allocates a task; the state word starts with three references.
-    pub(crate) fn new<T, S>(future: T, scheduler: S, id: u64) -> RawTask
+    pub(crate) fn new<T, S>(
+        future: T,
+        scheduler: S,
+        id: u64,
+        location: &'static Location<'static>,
+    ) -> RawTask
     where
         T: Future,
         S: Schedule,
@@ -63,6 +69,8 @@ impl RawTask {
                 vtable: vtable::<T, S>(),
                 id,
                 owned_index: UnsafeCell::new(usize::MAX),
+                location,
+                polls: AtomicU64::new(0),
             },
             core: Core {
                 scheduler,
@@ -256,6 +264,8 @@ impl<T: Future, S: Schedule> Harness<T, S> {
             TransitionToRunning::Dealloc => return PollOutcome::Dealloc,
         }
 
+        let polls = &self.header().polls;
+        polls.store(polls.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
         // A waker for the duration of the poll that borrows the worker's
         // reference: no reference-count traffic unless the future clones it.
         let waker = WakerRef::new(self.raw());

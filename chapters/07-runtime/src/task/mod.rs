@@ -80,13 +80,14 @@ pub(crate) fn new_task<T, S>(
     future: T,
     scheduler: S,
     id: u64,
+    location: &'static std::panic::Location<'static>,
 ) -> (Task<S>, Notified<S>, JoinHandle<T::Output>)
 where
     T: Future + Send + 'static,
     T::Output: Send + 'static,
     S: Schedule,
 {
-    let raw = RawTask::new(future, scheduler, id);
+    let raw = RawTask::new(future, scheduler, id, location);
     (
         Task::from_raw(raw),
         Notified(Task::from_raw(raw)),
@@ -132,6 +133,11 @@ impl<S: 'static> Drop for Task<S> {
 }
 
 impl<S: 'static> Notified<S> {
+    /// Where the task was spawned.
+    pub(crate) fn location(&self) -> &'static std::panic::Location<'static> {
+        self.0.header().location
+    }
+
     /// Cancels the task instead of running it (a queue that is shutting
     /// down); the Notified's reference is used up.
     pub(crate) fn shutdown(self) {

@@ -57,12 +57,13 @@ impl<S: Schedule> OwnedTasks<S> {
         future: T,
         scheduler: S,
         id: u64,
+        location: &'static std::panic::Location<'static>,
     ) -> (JoinHandle<T::Output>, Option<Notified<S>>)
     where
         T: Future + Send + 'static,
         T::Output: Send + 'static,
     {
-        let (task, notified, join) = super::new_task(future, scheduler, id);
+        let (task, notified, join) = super::new_task(future, scheduler, id, location);
         let mut shard = self.shards[id as usize & self.mask].lock();
         if shard.closed {
             drop(shard);
@@ -128,6 +129,25 @@ impl<S: Schedule> OwnedTasks<S> {
     /// Tasks spawned and not yet completed.
     pub(crate) fn alive(&self) -> usize {
         self.alive.load(Ordering::Relaxed)
+    }
+
+    /// Calls `f` with the id, spawn location and poll count of every live
+    /// task (for `top`), one shard lock at a time.
+    pub(crate) fn for_each(
+        &self,
+        mut f: impl FnMut(u64, &'static std::panic::Location<'static>, u64),
+    ) {
+        for shard in self.shards.iter() {
+            let shard = shard.lock();
+            for task in shard.slots.iter().flatten() {
+                let header = task.header();
+                f(
+                    header.id,
+                    header.location,
+                    header.polls.load(Ordering::Relaxed),
+                );
+            }
+        }
     }
 
     /// True if no task is in the list.

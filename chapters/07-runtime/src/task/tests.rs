@@ -79,13 +79,16 @@ pub(crate) trait ToySpawn {
 }
 
 impl ToySpawn for Arc<ToyScheduler> {
+    #[track_caller]
     fn spawn<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) as u64;
-        let (join, notified) = self.owned.bind(future, self.clone(), id);
+        let (join, notified) =
+            self.owned
+                .bind(future, self.clone(), id, std::panic::Location::caller());
         if let Some(notified) = notified {
             self.schedule(notified);
         }

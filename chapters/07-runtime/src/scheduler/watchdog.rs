@@ -1,0 +1,151 @@
+//! The long-poll detector: a thread that notices when one poll of one task
+//! keeps a worker for too long, and says which task.
+//!
+//! A task that blocks its worker (a synchronous read, `thread::sleep`, a long
+//! computation with no `.await`) stalls every other task on that worker,
+//! and from outside the runtime nothing looks wrong: the process is busy.
+//! This is the most common production bug of async Rust, and tokio-console
+//! exists largely to find it.
+//!
+//! The detector costs the workers almost nothing: they never read the clock
+//! for it. Before each poll a worker publishes the task's spawn location
+//! (cleared when it goes to the driver or to sleep), and it counts its polls
+//! (which it does anyway for its metrics). A
+//! watchdog thread wakes every quarter of the threshold and looks at each
+//! worker: if the same poll (same count, a task published) is still running
+//! when it looks again, it has lasted at least that long. When the poll
+//! ends, or when it has run for a second and still not ended, the watchdog
+//! reports it once: worker, spawn location, duration (to within a quarter
+//! of the threshold). This is how Go's runtime monitor (`sysmon`) finds
+//! goroutines that run too long.
+//!
+//! On a busy machine a worker thread is also stopped by the kernel to let
+//! another thread run, in the middle of a poll, for a few milliseconds: a
+//! wall-clock detector would blame the task. So the watchdog subtracts the
+//! time the thread spent waiting for a CPU during the poll, which Linux
+//! counts per thread (the second field of `/proc/self/task/TID/schedstat`),
+//! and reports only polls whose own time (running, or blocked in a system
+//! call) passes the threshold.
+//!
+//! Book: Chapter 7, "Seeing inside the runtime".
+
+use super::Handle;
+use crate::runtime::LongPoll;
+use std::panic::Location;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// How long a poll may still be running before it is reported without
+/// waiting for its end.
+const REPORT_RUNNING_AFTER: Duration = Duration::from_secs(1);
+
+/// What the watchdog remembers about one worker's current poll.
+#[derive(Clone, Copy)]
+struct Seen {
+    polls: u64,
+    location: &'static Location<'static>,
+    first_seen: Instant,
+    last_seen: Instant,
+    /// The thread's total wait for a CPU when the poll was first seen.
+    waited_at_first: Option<u64>,
+    reported: bool,
+}
+
+/// Nanoseconds thread `tid` of this process has spent runnable but waiting
+/// for a CPU, if the kernel reports it.
+fn waited_for_cpu_ns(tid: u64) -> Option<u64> {
+    if tid == 0 {
+        return None;
+    }
+    let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
+    text.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The part of `wall` the poll itself took: the wall time minus the time
+/// the thread waited for a CPU since `waited_at_first`.
+fn own_time(wall: Duration, tid: u64, waited_at_first: Option<u64>) -> Duration {
+    match (waited_at_first, waited_for_cpu_ns(tid)) {
+        (Some(before), Some(after)) => {
+            wall.saturating_sub(Duration::from_nanos(after.saturating_sub(before)))
+        }
+        _ => wall,
+    }
+}
+
+/// The watchdog thread's loop; returns when the runtime shuts down.
+pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
+    let interval = (threshold / 4).max(Duration::from_millis(1));
+    let mut seen: Vec<Option<Seen>> = vec![None; handle.num_workers()];
+    while !handle.inject.is_closed() {
+        std::thread::sleep(interval);
+        let now = Instant::now();
+        for (worker, slot) in seen.iter_mut().enumerate() {
+            let stats = &handle.stats[worker];
+            let polls = stats.polls.get();
+            let current = stats.current();
+            let tid = stats.tid.load(Ordering::Relaxed);
+            match (*slot, current) {
+                // The same poll, still running.
+                (Some(mut s), Some(location))
+                    if s.polls == polls && std::ptr::eq(s.location, location) =>
+                {
+                    s.last_seen = now;
+                    let running = now - s.first_seen;
+                    if !s.reported && running >= REPORT_RUNNING_AFTER {
+                        let own = own_time(running, tid, s.waited_at_first);
+                        if own >= threshold {
+                            report(&handle, worker, location, own, true);
+                            s.reported = true;
+                        }
+                    }
+                    *slot = Some(s);
+                }
+                (previous, current) => {
+                    // The poll we were watching has ended.
+                    if let Some(s) = previous
+                        && !s.reported
+                    {
+                        // It ran from before `first_seen` until after
+                        // `last_seen`: estimate the middle of each gap.
+                        let duration = (s.last_seen - s.first_seen) + interval;
+                        if duration >= threshold {
+                            let own = own_time(duration, tid, s.waited_at_first);
+                            if own >= threshold {
+                                report(&handle, worker, s.location, own, false);
+                            }
+                        }
+                    }
+                    *slot = current.map(|location| Seen {
+                        polls,
+                        location,
+                        first_seen: now,
+                        last_seen: now,
+                        waited_at_first: waited_for_cpu_ns(tid),
+                        reported: false,
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn report(
+    handle: &Handle,
+    worker: usize,
+    location: &'static Location<'static>,
+    duration: Duration,
+    still_running: bool,
+) {
+    handle.long_polls.fetch_add(1, Ordering::Relaxed);
+    let event = LongPoll {
+        worker,
+        location,
+        duration,
+        still_running,
+    };
+    match &handle.config.on_long_poll {
+        Some(hook) => hook(&event),
+        None => eprintln!("{event}"),
+    }
+}
