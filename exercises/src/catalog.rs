@@ -270,6 +270,48 @@ pub const EXERCISES: &[Exercise] = &[
                MAX_LIFO_POLLS, return (task, true); else pop_front the ring (`?` for None), \
                reset the count to 0, re-enable, return (task, false).",
     },
+    Exercise {
+        name: "ch07_wheel_slot",
+        title: "the level and slot of a timer in a 6 x 64 timing wheel",
+        hint: "Level: `let differing = (now ^ deadline) | 63;` then the highest set bit is \
+               `63 - differing.leading_zeros()`; divide it by 6 (and cap at LEVELS - 1). Slot: \
+               `(deadline >> (6 * level)) % 64`. For slot_start, a slot is `1 << (6 * level)` \
+               ms wide and the level's turn 64 times that; clear now's bits below the turn \
+               with `now & !(turn - 1)` and add `slot * width`.",
+    },
+    Exercise {
+        name: "ch07_clear_readiness",
+        title: "set and clear socket readiness with a tick, so no edge is lost",
+        hint: "Both are `let mut current = word.load(Acquire); loop { ...; match \
+               word.compare_exchange_weak(current, next, AcqRel, Acquire) { Ok(_) => return, \
+               Err(actual) => current = actual } }`. set: next = `(u64::from(tick) << 16) | \
+               u64::from(current as u16 | ready)`. clear: first `if (current >> 16) as u16 != \
+               seen.tick { return; }` (a new edge came), then next = `current & \
+               !u64::from(seen.ready)`.",
+    },
+    Exercise {
+        name: "ch07_budget",
+        title: "a wrapper future that spends the cooperative budget",
+        hint: "Read `let before = budget_left();`. On `Some(0)`: `cx.waker().wake_by_ref()` and \
+               return Pending without polling. On `Some(n)`: `set_budget(Some(n - 1))`. Then \
+               poll `Pin::new(&mut self.inner)`; if the result is Pending, `set_budget(before)` \
+               to give the unit back. Return the result.",
+    },
+    Exercise {
+        name: "ch07_counter",
+        title: "a single-writer counter and cache-line-aligned per-worker counters",
+        hint: "incr: `self.0.store(self.0.load(Ordering::Relaxed) + 1, Ordering::Relaxed)`; get: \
+               `self.0.load(Ordering::Relaxed)`. For the alignment, put `#[repr(align(128))]` on \
+               `WorkerCounters` (under the derive).",
+    },
+    Exercise {
+        name: "ch07_long_poll",
+        title: "time one poll and report it if it took too long",
+        hint: "`let start = Instant::now(); let result = Pin::new(&mut self.inner).poll(cx); let \
+               duration = start.elapsed();` then, if `duration >= self.threshold`, push a \
+               `LongPoll { task: self.name.clone(), duration }` to `self.reports.lock().unwrap()`. \
+               Return `result`.",
+    },
 ];
 
 /// The exercise called `name`.
