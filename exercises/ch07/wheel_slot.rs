@@ -29,7 +29,9 @@ pub const SLOTS: u64 = 64;
 
 /// The level and slot of a timer for `deadline` when the time is `now`.
 pub fn level_and_slot(now: u64, deadline: u64) -> (u32, u64) {
-    todo!("the highest differing bit (at least bit 5) / 6, then the deadline's 6 bits at that level")
+    todo!(
+        "the highest differing bit (at least bit 5) / 6, then the deadline's 6 bits at that level"
+    )
 }
 
 /// When slot `slot` of level `level` starts, in the level's turn containing `now`.

@@ -2,7 +2,7 @@
 
 #[cfg_attr(not(feature = "solutions"), path = "../ch07/budget.rs")]
 #[cfg_attr(feature = "solutions", path = "../solutions/ch07/budget.rs")]
-#[allow(dead_code, unused_variables, unused_imports)]
+#[allow(dead_code, unused_variables, unused_imports, unused_mut)]
 mod budget;
 
 mod ch07_budget {
@@ -33,12 +33,25 @@ mod ch07_budget {
     fn ready_operations_spend_until_the_budget_is_gone() {
         let (waker, woken) = waker();
         with_budget(2, || {
-            assert_eq!(poll(&mut Budgeted { inner: ready(1) }, &waker), Poll::Ready(1));
+            assert_eq!(
+                poll(&mut Budgeted { inner: ready(1) }, &waker),
+                Poll::Ready(1)
+            );
             assert_eq!(budget_left(), Some(1));
-            assert_eq!(poll(&mut Budgeted { inner: ready(2) }, &waker), Poll::Ready(2));
+            assert_eq!(
+                poll(&mut Budgeted { inner: ready(2) }, &waker),
+                Poll::Ready(2)
+            );
             assert_eq!(budget_left(), Some(0));
-            assert_eq!(poll(&mut Budgeted { inner: ready(3) }, &waker), Poll::Pending);
-            assert_eq!(woken.0.load(Ordering::SeqCst), 1, "the task must be woken to run again");
+            assert_eq!(
+                poll(&mut Budgeted { inner: ready(3) }, &waker),
+                Poll::Pending
+            );
+            assert_eq!(
+                woken.0.load(Ordering::SeqCst),
+                1,
+                "the task must be woken to run again"
+            );
         });
     }
 
@@ -46,9 +59,21 @@ mod ch07_budget {
     fn a_pending_operation_gives_its_unit_back() {
         let (waker, woken) = waker();
         with_budget(1, || {
-            assert_eq!(poll(&mut Budgeted { inner: pending::<()>() }, &waker), Poll::Pending);
+            assert_eq!(
+                poll(
+                    &mut Budgeted {
+                        inner: pending::<()>()
+                    },
+                    &waker
+                ),
+                Poll::Pending
+            );
             assert_eq!(budget_left(), Some(1));
-            assert_eq!(woken.0.load(Ordering::SeqCst), 0, "a real Pending does not self-wake");
+            assert_eq!(
+                woken.0.load(Ordering::SeqCst),
+                0,
+                "a real Pending does not self-wake"
+            );
         });
     }
 
@@ -72,7 +97,10 @@ mod ch07_budget {
         let (waker, _) = waker();
         assert_eq!(budget_left(), None);
         for i in 0..1000 {
-            assert_eq!(poll(&mut Budgeted { inner: ready(i) }, &waker), Poll::Ready(i));
+            assert_eq!(
+                poll(&mut Budgeted { inner: ready(i) }, &waker),
+                Poll::Ready(i)
+            );
         }
         assert_eq!(budget_left(), None);
     }

@@ -15,15 +15,33 @@ mod ch07_clear_readiness {
         let word = AtomicU64::new(0);
         set_readiness(&word, 1, READABLE);
         set_readiness(&word, 2, WRITABLE);
-        assert_eq!(observe(&word), ReadyEvent { tick: 2, ready: READABLE | WRITABLE });
+        assert_eq!(
+            observe(&word),
+            ReadyEvent {
+                tick: 2,
+                ready: READABLE | WRITABLE
+            }
+        );
     }
 
     #[test]
     fn a_clear_with_the_current_tick_clears_only_what_was_seen() {
         let word = AtomicU64::new(0);
         set_readiness(&word, 7, READABLE | WRITABLE);
-        clear_readiness(&word, ReadyEvent { tick: 7, ready: READABLE });
-        assert_eq!(observe(&word), ReadyEvent { tick: 7, ready: WRITABLE });
+        clear_readiness(
+            &word,
+            ReadyEvent {
+                tick: 7,
+                ready: READABLE,
+            },
+        );
+        assert_eq!(
+            observe(&word),
+            ReadyEvent {
+                tick: 7,
+                ready: WRITABLE
+            }
+        );
     }
 
     #[test]
@@ -34,7 +52,14 @@ mod ch07_clear_readiness {
         // The task reads until WouldBlock; meanwhile a new edge arrives.
         set_readiness(&word, 2, READABLE);
         clear_readiness(&word, seen);
-        assert_eq!(observe(&word), ReadyEvent { tick: 2, ready: READABLE }, "the new edge was lost");
+        assert_eq!(
+            observe(&word),
+            ReadyEvent {
+                tick: 2,
+                ready: READABLE
+            },
+            "the new edge was lost"
+        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 
 #[cfg_attr(not(feature = "solutions"), path = "../ch07/long_poll.rs")]
 #[cfg_attr(feature = "solutions", path = "../solutions/ch07/long_poll.rs")]
-#[allow(dead_code, unused_variables, unused_imports)]
+#[allow(dead_code, unused_variables, unused_imports, unused_mut)]
 mod long_poll;
 
 mod ch07_long_poll {

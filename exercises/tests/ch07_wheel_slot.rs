@@ -33,12 +33,23 @@ mod ch07_wheel_slot {
 
     #[test]
     fn the_slot_start_is_never_after_the_deadline_and_within_one_slot() {
-        for (now, deadline) in [(0u64, 70u64), (5, 5_000), (123_456, 987_654), (1 << 20, (1 << 20) + 333)] {
+        for (now, deadline) in [
+            (0u64, 70u64),
+            (5, 5_000),
+            (123_456, 987_654),
+            (1 << 20, (1 << 20) + 333),
+        ] {
             let (level, slot) = level_and_slot(now, deadline);
             let start = slot_start(now, level, slot);
             let width = 1u64 << (6 * level);
-            assert!(start <= deadline && deadline < start + width, "{now} {deadline}: {level}/{slot} at {start}");
-            assert!(start > now || level == 0, "a higher-level slot starts in the future");
+            assert!(
+                start <= deadline && deadline < start + width,
+                "{now} {deadline}: {level}/{slot} at {start}"
+            );
+            assert!(
+                start > now || level == 0,
+                "a higher-level slot starts in the future"
+            );
         }
     }
 

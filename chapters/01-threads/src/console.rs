@@ -209,6 +209,14 @@ impl Report {
         Value::Object(map)
     }
 
+    /// Every figure as `(key, label, value)`, in the order measured (for
+    /// other renderings, such as the book's benchmark appendix).
+    pub fn fields(&self) -> impl Iterator<Item = (&str, &str, &Value)> {
+        self.fields
+            .iter()
+            .map(|f| (f.key.as_str(), f.label.as_str(), &f.value))
+    }
+
     /// The report as an aligned, human-readable table.
     pub fn to_table(&self) -> String {
         let width = self

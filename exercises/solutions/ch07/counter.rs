@@ -10,7 +10,8 @@ pub struct Counter(AtomicU64);
 impl Counter {
     /// Adds one. Only the owning thread calls this.
     pub fn incr(&self) {
-        self.0.store(self.0.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        self.0
+            .store(self.0.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
     }
 
     /// Reads from any thread.

@@ -83,23 +83,29 @@ pub fn compare(console: &Console, quick: bool) -> Value {
         "Insert one timer and cancel the oldest, {} times, with N pending; medians of {rounds} rounds",
         group_thousands(ops as f64)
     ));
+    console.say("(and, in the last two columns, N timers inserted then all fired, ns per timer)");
     console.say(format!(
-        "  {:>10} {:>14} {:>14}",
-        "pending", "wheel ns/op", "heap ns/op"
+        "  {:>10} {:>14} {:>14} {:>14} {:>14}",
+        "pending", "wheel ns/op", "heap ns/op", "wheel fire", "heap fire"
     ));
+    let round1 = |x: f64| (x * 10.0).round() / 10.0;
     let series: Vec<Value> = rt::experiments::timer_ops(sizes, ops, rounds)
         .into_iter()
         .map(|row| {
             console.say(format!(
-                "  {:>10} {:>14.1} {:>14.1}",
+                "  {:>10} {:>14.1} {:>14.1} {:>14.1} {:>14.1}",
                 group_thousands(row.pending as f64),
                 row.wheel_ns,
-                row.heap_ns
+                row.heap_ns,
+                row.wheel_fire_ns,
+                row.heap_fire_ns
             ));
             json!({
                 "timers": row.pending,
-                "wheel_ns_per_op": (row.wheel_ns * 10.0).round() / 10.0,
-                "heap_ns_per_op": (row.heap_ns * 10.0).round() / 10.0,
+                "wheel_ns_per_op": round1(row.wheel_ns),
+                "heap_ns_per_op": round1(row.heap_ns),
+                "wheel_fire_ns_per_timer": round1(row.wheel_fire_ns),
+                "heap_fire_ns_per_timer": round1(row.heap_fire_ns),
             })
         })
         .collect();

@@ -1,0 +1,378 @@
+//! The appendix: measure, then write Markdown and SVG.
+
+use super::{echo, scheduler, timers};
+use chapter_01::console::{
+    Console, Report, exit_code, group_thousands, human_duration_ns, parse_args,
+};
+use chapter_03::experiments as ch03;
+use chapter_03::harness::ServerSpec;
+use clap::{Parser, Subcommand, ValueEnum};
+use plotters::prelude::*;
+use serde_json::Value;
+use std::error::Error;
+use std::fmt::Write as _;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(about = "Regenerates the book's benchmark appendix on this machine")]
+struct Args {
+    /// The folder to write tables.md and the plots into (created if missing)
+    #[arg(long, default_value = "book/src/appendix")]
+    out: PathBuf,
+    /// Small sizes: a minute or so in all (for checking, not for the book)
+    #[arg(long)]
+    quick: bool,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run one echo server (the harness starts these as child processes)
+    #[command(hide = true)]
+    Serve {
+        #[arg(long, value_enum)]
+        server: ServerArg,
+        #[arg(long, default_value = "127.0.0.1:0")]
+        addr: SocketAddr,
+    },
+}
+
+/// The echo servers of the book, in chapter order.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum ServerArg {
+    Threads,
+    Epoll,
+    EventLoop,
+    Executor,
+    Rt,
+    Tokio,
+}
+
+impl ServerArg {
+    const ALL: [ServerArg; 6] = [
+        ServerArg::Threads,
+        ServerArg::Epoll,
+        ServerArg::EventLoop,
+        ServerArg::Executor,
+        ServerArg::Rt,
+        ServerArg::Tokio,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            ServerArg::Threads => "threads",
+            ServerArg::Epoll => "epoll",
+            ServerArg::EventLoop => "event-loop",
+            ServerArg::Executor => "executor",
+            ServerArg::Rt => "rt",
+            ServerArg::Tokio => "tokio",
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            ServerArg::Threads => "Ch. 3: a thread per connection",
+            ServerArg::Epoll => "Ch. 4: epoll by hand (edge-triggered)",
+            ServerArg::EventLoop => "Ch. 5: the event loop (callbacks)",
+            ServerArg::Executor => "Ch. 6: the single-threaded executor",
+            ServerArg::Rt => "Ch. 7: our runtime",
+            ServerArg::Tokio => "Tokio (same code shape)",
+        }
+    }
+
+    fn serve(self, addr: SocketAddr) -> std::io::Result<()> {
+        match self {
+            ServerArg::Threads => chapter_03::server::serve_threads(
+                addr,
+                None,
+                chapter_03::server::default_max_connections(),
+            ),
+            ServerArg::Epoll => chapter_04::server::serve(addr, chapter_04::connection::Mode::Edge),
+            ServerArg::EventLoop => chapter_05::echo::run(addr, None),
+            ServerArg::Executor => chapter_06::echo::run(addr),
+            ServerArg::Rt => echo::serve(echo::Server::Ours, addr),
+            ServerArg::Tokio => echo::serve(echo::Server::Tokio, addr),
+        }
+    }
+}
+
+pub fn main() -> ExitCode {
+    let args: Args = parse_args();
+    exit_code(run(args))
+}
+
+fn run(args: Args) -> Result<(), Box<dyn Error>> {
+    if let Some(Command::Serve { server, addr }) = args.command {
+        return Ok(server.serve(addr)?);
+    }
+    std::fs::create_dir_all(&args.out)
+        .map_err(|err| format!("cannot create {}: {err}", args.out.display()))?;
+    let console = Console::new(false);
+    let machine = chapter_01::machine::Machine::current();
+    let mut md = String::new();
+    let _ = writeln!(
+        md,
+        "*Measured on {}, at commit `{}`, on {} UTC, by `cargo run --release -p chapter-07 --example report{}`.*\n",
+        machine.describe(),
+        commit(),
+        today(),
+        if args.quick { " -- --quick" } else { "" }
+    );
+
+    console.say("1/4 Chapter 2: what a switch costs");
+    let sizes = if args.quick {
+        chapter_02::experiments::Sizes::quick()
+    } else {
+        chapter_02::experiments::Sizes::full()
+    };
+    let _ = writeln!(md, "## What a switch costs (Chapter 2)\n");
+    let _ = writeln!(md, "| measure | median |\n|---|---|");
+    for report in [
+        chapter_02::experiments::syscall(&console, sizes.syscall)?,
+        chapter_02::experiments::thread_switch(&console, sizes)?,
+        chapter_02::experiments::process_switch(&console, sizes)?,
+        chapter_02::experiments::green_switch(&console, sizes)?,
+        chapter_02::experiments::future_switch(&console, sizes)?,
+    ] {
+        rows(&mut md, &report);
+    }
+
+    console.say("\n2/4 One echo load through every chapter's server");
+    let connections = if args.quick { 200 } else { 1_000 };
+    let mut config = echo::config(
+        connections,
+        Duration::from_secs(if args.quick { 1 } else { 5 }),
+    );
+    config.message_bytes = 64;
+    let specs: Vec<ServerSpec> = ServerArg::ALL
+        .iter()
+        .map(|s| {
+            ServerSpec::this_binary(
+                s.name(),
+                &["serve", "--server", s.name(), "--addr", "127.0.0.1:0"],
+            )
+        })
+        .collect::<Result<_, _>>()?;
+    let compared = ch03::compare(&console, &specs, &config)?;
+    let results = compared
+        .get("results")
+        .and_then(Value::as_array)
+        .cloned()
+        .ok_or("the harness returned no results")?;
+    let _ = writeln!(
+        md,
+        "\n## One echo load, every server (Chapters 3 to 7)\n\n{} connections, 64-byte messages, {} s of closed-loop echo, \
+         Chapter 3's harness; the load generator and the server share the machine.\n",
+        group_thousands(connections as f64),
+        config.duration.as_secs()
+    );
+    let _ = writeln!(
+        md,
+        "| server | held | msgs/s | p50 | p99 | threads | memory per connection | switches per message | wrong bytes | errors |\n\
+         |---|---|---|---|---|---|---|---|---|---|"
+    );
+    let mut bars = Vec::new();
+    for (server, result) in ServerArg::ALL.iter().zip(&results) {
+        let num = |key: &str| result[key].as_f64().unwrap_or(0.0);
+        let rss_per_conn = num("server_rss_kib") / num("connections_held").max(1.0);
+        let _ = writeln!(
+            md,
+            "| {} | {} | {} | {} | {} | {} | {:.2} KiB | {:.2} | {} | {} |",
+            server.describe(),
+            group_thousands(num("connections_held")),
+            group_thousands(num("throughput_msgs_per_sec").round()),
+            human_duration_ns(num("latency_p50_us") * 1e3),
+            human_duration_ns(num("latency_p99_us") * 1e3),
+            result["server_threads"],
+            rss_per_conn,
+            num("switches_per_message"),
+            result["mismatches"],
+            result["errors"]
+        );
+        bars.push((server.name().to_string(), num("throughput_msgs_per_sec")));
+    }
+    bar_chart(
+        &args.out.join("echo-throughput.svg"),
+        "Echo throughput, same load (msgs/s, higher is better)",
+        &bars,
+        None,
+    )?;
+
+    console.say("\n3/4 Tokio's scheduler workloads on three runtimes");
+    let workers = std::thread::available_parallelism().map_or(2, usize::from);
+    let sched = scheduler::run(
+        &console,
+        &scheduler::Config {
+            workers,
+            rounds: if args.quick { 3 } else { 15 },
+            sample: Duration::from_millis(if args.quick { 20 } else { 50 }),
+            only: Vec::new(),
+        },
+    );
+    let _ = writeln!(
+        md,
+        "\n## Scheduler workloads (Chapter 7)\n\nTokio's own benchmark workloads, the same code on each runtime, {workers} worker threads each, \
+         runtimes interleaved; medians. A ratio is our time over theirs: below 1 we are faster.\n"
+    );
+    let _ = writeln!(
+        md,
+        "| workload | ours | Tokio | async-executor | ours / Tokio | ours / async-executor |\n|---|---|---|---|---|---|"
+    );
+    let mut ratio_bars = Vec::new();
+    for row in sched["results"].as_array().into_iter().flatten() {
+        let num = |key: &str| row[key].as_f64().unwrap_or(0.0);
+        let name = row["workload"].as_str().unwrap_or("?");
+        let _ = writeln!(
+            md,
+            "| {name} | {} | {} | {} | {:.2} | {:.2} |",
+            human_duration_ns(num("ours_ns")),
+            human_duration_ns(num("tokio_ns")),
+            human_duration_ns(num("async_executor_ns")),
+            num("ratio_vs_tokio"),
+            num("ratio_vs_async_executor")
+        );
+        ratio_bars.push((name.to_string(), num("ratio_vs_tokio")));
+    }
+    bar_chart(
+        &args.out.join("scheduler-vs-tokio.svg"),
+        "Our time over Tokio's per workload (lower is better; 1 = parity)",
+        &ratio_bars,
+        Some(1.0),
+    )?;
+
+    console.say("\n4/4 Timers");
+    let t = timers::compare(&console, args.quick);
+    let _ = writeln!(
+        md,
+        "\n## Timers (Chapters 5 and 7)\n\nInsert one timer and cancel the oldest, with N pending (ns per pair); then N timers inserted and \
+         fired by advancing the clock a millisecond at a time (ns per timer).\n"
+    );
+    let _ = writeln!(
+        md,
+        "| pending timers | wheel: insert+cancel | heap: insert+cancel | wheel: insert+fire | heap: insert+fire |\n|---|---|---|---|---|"
+    );
+    for row in t["series"].as_array().into_iter().flatten() {
+        let num = |key: &str| row[key].as_f64().unwrap_or(0.0);
+        let _ = writeln!(
+            md,
+            "| {} | {:.1} | {:.1} | {:.1} | {:.1} |",
+            group_thousands(num("timers")),
+            num("wheel_ns_per_op"),
+            num("heap_ns_per_op"),
+            num("wheel_fire_ns_per_timer"),
+            num("heap_fire_ns_per_timer")
+        );
+    }
+    let _ = writeln!(
+        md,
+        "\n{} sleeps created, each polled once, then dropped (2 workers): ours {}, Tokio {}, ratio {:.2}.",
+        group_thousands(t["sleeps"].as_f64().unwrap_or(0.0)),
+        human_duration_ns(t["sleeps_1m_ours_ns"].as_f64().unwrap_or(0.0)),
+        human_duration_ns(t["sleeps_1m_tokio_ns"].as_f64().unwrap_or(0.0)),
+        t["sleeps_1m_ratio_vs_tokio"].as_f64().unwrap_or(0.0)
+    );
+
+    let tables = args.out.join("tables.md");
+    std::fs::write(&tables, md)
+        .map_err(|err| format!("cannot write {}: {err}", tables.display()))?;
+    console.say(format!(
+        "\nWrote {} and the plots in {}",
+        tables.display(),
+        args.out.display()
+    ));
+    Ok(())
+}
+
+/// Table rows for a report's figures (machine keys left out: they are in
+/// the page's first line).
+fn rows(md: &mut String, report: &Report) {
+    for (key, label, value) in report.fields() {
+        if key.starts_with("machine_") {
+            continue;
+        }
+        let shown = match value.as_f64() {
+            Some(ns) if key.ends_with("_ns") => human_duration_ns(ns),
+            Some(x) if x.fract() != 0.0 => format!("{x:.2}"),
+            _ => value.to_string().trim_matches('"').to_string(),
+        };
+        let _ = writeln!(md, "| {label} | {shown} |");
+    }
+}
+
+/// A horizontal bar chart, with an optional reference line.
+fn bar_chart(
+    path: &Path,
+    title: &str,
+    bars: &[(String, f64)],
+    reference: Option<f64>,
+) -> Result<(), Box<dyn Error>> {
+    let max = bars
+        .iter()
+        .map(|(_, v)| *v)
+        .fold(reference.unwrap_or(0.0), f64::max)
+        * 1.15;
+    let height = 80 + 36 * bars.len() as u32;
+    let root = SVGBackend::new(path, (760, height)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(30)
+        .y_label_area_size(190)
+        .build_cartesian_2d(0.0..max.max(1e-9), (0..bars.len()).into_segmented())?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_label_formatter(&|segment| match segment {
+            SegmentValue::CenterOf(i) => bars
+                .get(*i)
+                .map(|(name, _)| name.clone())
+                .unwrap_or_default(),
+            _ => String::new(),
+        })
+        .draw()?;
+    chart.draw_series(bars.iter().enumerate().map(|(i, (_, value))| {
+        Rectangle::new(
+            [
+                (0.0, SegmentValue::Exact(i)),
+                (*value, SegmentValue::Exact(i + 1)),
+            ],
+            BLUE.mix(0.6).filled(),
+        )
+    }))?;
+    if let Some(x) = reference {
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![
+                (x, SegmentValue::Exact(0)),
+                (x, SegmentValue::Exact(bars.len())),
+            ],
+            RED.stroke_width(2),
+        )))?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+fn commit() -> String {
+    std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
+fn today() -> String {
+    std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d %H:%M"])
+        .output()
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown date".into())
+}

@@ -1,0 +1,53 @@
+//! Regenerates the book's benchmark appendix: every side-by-side result of
+//! the book, measured now, on this machine.
+//!
+//! ```sh
+//! cargo run --release -p chapter-07 --example report -- --out book/src/appendix [--quick]
+//! ```
+//!
+//! It writes `tables.md` (Markdown tables, with the machine, the commit and
+//! the date) and two SVG plots into the output folder:
+//!
+//! * Chapter 2: what a switch costs (system call, threads, processes, a
+//!   fiber, a future);
+//! * the same echo load (Chapter 3's harness) through Chapter 3's threads,
+//!   Chapter 4's epoll loop, Chapter 5's event loop, Chapter 6's executor,
+//!   Chapter 7's runtime and Tokio;
+//! * Tokio's scheduler workloads on our runtime, Tokio and async-executor;
+//! * the timing wheel against the heap, and a million sleeps on both
+//!   runtimes.
+//!
+//! The servers run as child processes of this example (`report serve
+//! --server NAME`), one at a time, like every harness run of the book.
+
+#[cfg(not(loom))]
+#[path = "../compare/echo.rs"]
+#[allow(dead_code)]
+mod echo;
+#[cfg(not(loom))]
+#[path = "../compare/runtimes.rs"]
+#[allow(dead_code)]
+mod runtimes;
+#[cfg(not(loom))]
+#[path = "../compare/scheduler.rs"]
+#[allow(dead_code)]
+mod scheduler;
+#[cfg(not(loom))]
+#[path = "../compare/timers.rs"]
+#[allow(dead_code)]
+mod timers;
+#[cfg(not(loom))]
+#[path = "../compare/workloads.rs"]
+#[allow(dead_code)]
+mod workloads;
+
+#[cfg(not(loom))]
+mod appendix;
+
+#[cfg(not(loom))]
+fn main() -> std::process::ExitCode {
+    appendix::main()
+}
+
+#[cfg(loom)]
+fn main() {}
