@@ -143,36 +143,62 @@ fn round3(x: f64) -> f64 {
 }
 
 /// `compare -- metrics`: the same workloads on our runtime with its metrics
-/// and long-poll detector on (the default) and off, interleaved.
+/// and long-poll detector on (the default) and off. Every round builds a
+/// fresh pair of runtimes (so where the kernel happens to place their
+/// threads is averaged over the rounds) and alternates them run by run (so
+/// a slow moment of the machine falls on both); the ratio reported is the
+/// median of the rounds' ratios.
 pub fn metrics(console: &Console, config: &Config) -> Value {
     let machine = Machine::current();
     workloads::set_workers(config.workers);
     console.say(format!(
-        "Tokio's scheduler workloads on our runtime, metrics on and off, {} workers, {} rounds interleaved",
+        "Tokio's scheduler workloads on our runtime, metrics on and off, {} workers, {} rounds, fresh runtimes each round",
         config.workers, config.rounds
     ));
     console.say(format!("Measured on: {}\n", machine.describe()));
-    let on = Ours::start(config.workers);
-    let off = OursWithoutMetrics::start(config.workers);
     let mut results = Vec::new();
     let mut worst: f64 = 0.0;
     for workload in ALL {
         if !config.only.is_empty() && !config.only.contains(&workload) {
             continue;
         }
-        let slowest = sample(&on, workload, 2).max(sample(&off, workload, 2));
-        let iterations = ((config.sample.as_nanos() as f64 / slowest) as usize).clamp(1, 1000);
         let (mut a, mut b, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        let mut iterations = 0;
         for round in 0..config.rounds {
-            // Alternate which goes first, and compare each pair measured
-            // side by side: the median of those ratios resists the machine's
-            // slow moments better than the ratio of two medians.
-            let (x, y) = if round % 2 == 0 {
-                let x = sample(&on, workload, iterations);
-                (x, sample(&off, workload, iterations))
+            let on = Ours::start(config.workers);
+            let off = OursWithoutMetrics::start(config.workers);
+            // Warm both up; size the round on the slower.
+            let slowest = sample(&on, workload, 1).max(sample(&off, workload, 1));
+            iterations = ((config.sample.as_nanos() as f64 / slowest) as usize).clamp(1, 1000);
+            let (x, y) = if workload.background(&on).is_some() {
+                // With background tasks, whole samples alternate (the two
+                // runtimes' backgrounds must not run at once).
+                if round % 2 == 0 {
+                    let x = sample(&on, workload, iterations);
+                    (x, sample(&off, workload, iterations))
+                } else {
+                    let y = sample(&off, workload, iterations);
+                    (sample(&on, workload, iterations), y)
+                }
             } else {
-                let y = sample(&off, workload, iterations);
-                (sample(&on, workload, iterations), y)
+                let (mut x, mut y) = (Duration::ZERO, Duration::ZERO);
+                for i in 0..iterations {
+                    let first_on = (round + i) % 2 == 0;
+                    for side in [first_on, !first_on] {
+                        let start = Instant::now();
+                        if side {
+                            workload.run(&on);
+                            x += start.elapsed();
+                        } else {
+                            workload.run(&off);
+                            y += start.elapsed();
+                        }
+                    }
+                }
+                (
+                    x.as_nanos() as f64 / iterations as f64,
+                    y.as_nanos() as f64 / iterations as f64,
+                )
             };
             a.push(x);
             b.push(y);
@@ -194,6 +220,7 @@ pub fn metrics(console: &Console, config: &Config) -> Value {
             "metrics_off_ns": off_ns.round(),
             "ratio_on_over_off": round3(ratio),
             "ratio_is": "median of per-round ratios",
+            "iterations_per_round": iterations,
         }));
     }
     console.say(format!(

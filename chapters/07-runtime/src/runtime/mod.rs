@@ -208,7 +208,7 @@ pub struct LongPoll {
     pub worker: usize,
     /// Where the task was spawned.
     pub location: &'static std::panic::Location<'static>,
-    /// How long the poll ran (to within a quarter of the threshold), not
+    /// How long the poll ran (to within half the threshold), not
     /// counting time its thread waited for a CPU.
     pub duration: std::time::Duration,
     /// True if the poll had not ended when reported (after a second).

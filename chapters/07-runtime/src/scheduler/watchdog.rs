@@ -11,11 +11,11 @@
 //! for it. Before each poll a worker publishes the task's spawn location
 //! (cleared when it goes to the driver or to sleep), and it counts its polls
 //! (which it does anyway for its metrics). A
-//! watchdog thread wakes every quarter of the threshold and looks at each
+//! watchdog thread wakes every half of the threshold and looks at each
 //! worker: if the same poll (same count, a task published) is still running
 //! when it looks again, it has lasted at least that long. When the poll
 //! ends, or when it has run for a second and still not ended, the watchdog
-//! reports it once: worker, spawn location, duration (to within a quarter
+//! reports it once: worker, spawn location, duration (to within half
 //! of the threshold). This is how Go's runtime monitor (`sysmon`) finds
 //! goroutines that run too long.
 //!
@@ -47,7 +47,8 @@ struct Seen {
     location: &'static Location<'static>,
     first_seen: Instant,
     last_seen: Instant,
-    /// The thread's total wait for a CPU when the poll was first seen.
+    /// The thread's total wait for a CPU when the poll was seen a second
+    /// time (read only then: most polls are never seen twice).
     waited_at_first: Option<u64>,
     reported: bool,
 }
@@ -75,7 +76,7 @@ fn own_time(wall: Duration, tid: u64, waited_at_first: Option<u64>) -> Duration 
 
 /// The watchdog thread's loop; returns when the runtime shuts down.
 pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
-    let interval = (threshold / 4).max(Duration::from_millis(1));
+    let interval = (threshold / 2).max(Duration::from_millis(1));
     let mut seen: Vec<Option<Seen>> = vec![None; handle.num_workers()];
     while !handle.inject.is_closed() {
         std::thread::sleep(interval);
@@ -90,6 +91,12 @@ pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
                 (Some(mut s), Some(location))
                     if s.polls == polls && std::ptr::eq(s.location, location) =>
                 {
+                    if s.waited_at_first.is_none() {
+                        // Seen twice: a poll this long is rare, so only now
+                        // is it worth reading the thread's CPU wait. (The
+                        // wait during the first interval goes uncounted.)
+                        s.waited_at_first = waited_for_cpu_ns(tid);
+                    }
                     s.last_seen = now;
                     let running = now - s.first_seen;
                     if !s.reported && running >= REPORT_RUNNING_AFTER {
@@ -121,7 +128,7 @@ pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
                         location,
                         first_seen: now,
                         last_seen: now,
-                        waited_at_first: waited_for_cpu_ns(tid),
+                        waited_at_first: None,
                         reported: false,
                     });
                 }
