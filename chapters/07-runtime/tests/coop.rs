@@ -10,8 +10,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// One worker. Task A drains a channel holding 10,000 values, so every
 /// `recv` is ready; task B, queued behind it, records how many A had taken
-/// when B got to run.
+/// when B got to run. A gate task holds the worker until both are queued, so
+/// they are queued in that order whatever the timing.
 fn items_taken_before_the_other_task_ran(rt: Runtime) -> usize {
+    use std::sync::atomic::AtomicBool;
     let (tx, mut rx) = mpsc::channel(10_000);
     for i in 0..10_000 {
         tx.try_send(i).unwrap();
@@ -19,16 +21,34 @@ fn items_taken_before_the_other_task_ran(rt: Runtime) -> usize {
     drop(tx);
     let taken = Arc::new(AtomicUsize::new(0));
     let seen_by_b = Arc::new(AtomicUsize::new(usize::MAX));
-    let (taken_a, taken_b, seen) = (taken.clone(), taken.clone(), seen_by_b.clone());
-    rt.block_on(async move {
-        let a = rt::spawn(async move {
-            while rx.recv().await.is_some() {
-                taken_a.fetch_add(1, Ordering::SeqCst);
+    let (gate_up, go) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicBool::new(false)),
+    );
+    let gate = {
+        let (gate_up, go) = (gate_up.clone(), go.clone());
+        rt.spawn(async move {
+            gate_up.store(true, Ordering::SeqCst);
+            while !go.load(Ordering::SeqCst) {
+                std::hint::spin_loop();
             }
-        });
-        let b = rt::spawn(async move {
-            seen.store(taken_b.load(Ordering::SeqCst), Ordering::SeqCst);
-        });
+        })
+    };
+    while !gate_up.load(Ordering::SeqCst) {
+        std::thread::yield_now();
+    }
+    let (taken_a, taken_b, seen) = (taken.clone(), taken.clone(), seen_by_b.clone());
+    let a = rt.spawn(async move {
+        while rx.recv().await.is_some() {
+            taken_a.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    let b = rt.spawn(async move {
+        seen.store(taken_b.load(Ordering::SeqCst), Ordering::SeqCst);
+    });
+    go.store(true, Ordering::SeqCst);
+    rt.block_on(async move {
+        gate.await.unwrap();
         a.await.unwrap();
         b.await.unwrap();
     });
@@ -57,26 +77,48 @@ fn without_the_budget_it_runs_to_the_end_first() {
 
 #[test]
 fn consume_budget_makes_a_cpu_loop_yield() {
+    use std::sync::atomic::AtomicBool;
     let rt = Builder::new_multi_thread()
         .worker_threads(1)
         .build()
         .unwrap();
     let steps = Arc::new(AtomicUsize::new(0));
     let seen = Arc::new(AtomicUsize::new(usize::MAX));
-    let (steps_a, steps_b, seen_b) = (steps.clone(), steps.clone(), seen.clone());
-    rt.block_on(async move {
-        let a = rt::spawn(async move {
-            for _ in 0..100_000 {
-                steps_a.fetch_add(1, Ordering::SeqCst);
-                rt::task::consume_budget().await;
+    // As above: a gate holds the one worker until A and B are both queued.
+    let (gate_up, go) = (
+        Arc::new(AtomicBool::new(false)),
+        Arc::new(AtomicBool::new(false)),
+    );
+    let gate = {
+        let (gate_up, go) = (gate_up.clone(), go.clone());
+        rt.spawn(async move {
+            gate_up.store(true, Ordering::SeqCst);
+            while !go.load(Ordering::SeqCst) {
+                std::hint::spin_loop();
             }
-        });
-        let b = rt::spawn(
-            async move { seen_b.store(steps_b.load(Ordering::SeqCst), Ordering::SeqCst) },
-        );
+        })
+    };
+    while !gate_up.load(Ordering::SeqCst) {
+        std::thread::yield_now();
+    }
+    let (steps_a, steps_b, seen_b) = (steps.clone(), steps.clone(), seen.clone());
+    let a = rt.spawn(async move {
+        for _ in 0..100_000 {
+            steps_a.fetch_add(1, Ordering::SeqCst);
+            rt::task::consume_budget().await;
+        }
+    });
+    let b = rt.spawn(async move { seen_b.store(steps_b.load(Ordering::SeqCst), Ordering::SeqCst) });
+    go.store(true, Ordering::SeqCst);
+    rt.block_on(async move {
+        gate.await.unwrap();
         a.await.unwrap();
         b.await.unwrap();
     });
-    assert!(seen.load(Ordering::SeqCst) <= 129);
+    assert!(
+        seen.load(Ordering::SeqCst) <= 129,
+        "B waited for {} steps",
+        seen.load(Ordering::SeqCst)
+    );
     assert!(rt.metrics().worker_budget_forced_yield_count(0) > 0);
 }
