@@ -53,6 +53,7 @@ pub(crate) fn create() -> io::Result<Shared> {
 impl Driver {
     /// Waits for I/O events or the next timer (at most `max`, `None` for no
     /// limit but the timers), delivers the events, fires due timers.
+    // ANCHOR: park
     pub(crate) fn park(&mut self, shared: &Shared, max: Option<Duration>) {
         let timeout = shared.time.park_timeout(max);
         if self.failed {
@@ -69,15 +70,18 @@ impl Driver {
         }
         shared.time.process();
     }
+    // ANCHOR_END: park
 }
 
 impl Shared {
     /// A zero-timeout turn, if no other thread holds the driver.
+    // ANCHOR: poll_now
     pub(crate) fn poll_now(&self) {
         if let Ok(mut driver) = self.driver.try_lock() {
             driver.park(self, Some(Duration::ZERO));
         }
     }
+    // ANCHOR_END: poll_now
 
     /// Wakes the worker parked in the driver, if any.
     pub(crate) fn unpark(&self) {

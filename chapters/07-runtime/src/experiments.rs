@@ -888,6 +888,7 @@ pub fn echo_under_load(console: &Console, connections: usize, duration: Duration
         load["errors"]
     ));
     console.say("  What the runtime's metrics saw over the load (their difference across it):");
+    // ANCHOR: metrics_diff
     let pairs = || during.workers.iter().zip(&before.workers);
     let polls: u64 = pairs().map(|(a, b)| a.polls - b.polls).sum();
     let lifo: u64 = pairs().map(|(a, b)| a.lifo_polls - b.lifo_polls).sum();
@@ -898,6 +899,7 @@ pub fn echo_under_load(console: &Console, connections: usize, duration: Duration
         .map(|(a, b)| a.budget_forced_yields - b.budget_forced_yields)
         .sum();
     let events = during.io_ready_events - before.io_ready_events;
+    // ANCHOR_END: metrics_diff
     let workers = during.workers.len() as f64;
     let per_message = |n: u64| n as f64 / messages.max(1) as f64;
     let lines = [

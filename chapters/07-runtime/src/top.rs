@@ -112,6 +112,7 @@ fn start_workload(rt: &Runtime, workload: Workload, stop: &Arc<AtomicBool>) {
     }
 }
 
+// ANCHOR: raw_mode
 /// Puts a terminal in raw mode and restores it when dropped.
 struct RawMode {
     original: libc::termios,
@@ -145,6 +146,7 @@ impl Drop for RawMode {
         }
     }
 }
+// ANCHOR_END: raw_mode
 
 /// Leaves the alternate screen and shows the cursor when dropped.
 struct Screen {

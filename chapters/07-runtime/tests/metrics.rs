@@ -51,6 +51,7 @@ fn steals_are_counted_when_work_is_skewed_onto_one_worker() {
     assert_eq!(json["workers"].as_array().unwrap().len(), 2);
 }
 
+// ANCHOR: detector
 #[test]
 fn the_detector_names_a_task_that_blocks_its_worker() {
     let reports: Arc<Mutex<Vec<LongPoll>>> = Arc::default();
@@ -78,6 +79,7 @@ fn the_detector_names_a_task_that_blocks_its_worker() {
     assert!(report.to_string().contains("spawn_blocking"), "{report}");
     assert_eq!(rt.metrics().long_poll_count(), 1);
 }
+// ANCHOR_END: detector
 
 #[test]
 fn short_polls_are_not_reported() {

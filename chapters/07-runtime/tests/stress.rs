@@ -12,12 +12,14 @@ use std::task::{Context, Poll, Waker};
 use std::thread;
 use std::time::Duration;
 
+// ANCHOR: runtime
 fn runtime() -> Runtime {
     Builder::new_multi_thread()
         .worker_threads(2)
         .build()
         .unwrap()
 }
+// ANCHOR_END: runtime
 
 struct Token(Arc<AtomicUsize>);
 

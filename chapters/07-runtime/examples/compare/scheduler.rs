@@ -164,6 +164,7 @@ pub fn metrics(console: &Console, config: &Config) -> Value {
         }
         let (mut a, mut b, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
         let mut iterations = 0;
+        // ANCHOR: metrics_round
         for round in 0..config.rounds {
             let on = Ours::start(config.workers);
             let off = OursWithoutMetrics::start(config.workers);
@@ -204,6 +205,7 @@ pub fn metrics(console: &Console, config: &Config) -> Value {
             b.push(y);
             ratios.push(x / y);
         }
+        // ANCHOR_END: metrics_round
         let (on_ns, off_ns) = (median(a), median(b));
         let ratio = median(ratios);
         worst = worst.max(ratio);

@@ -178,7 +178,6 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     let mut bars = Vec::new();
     for (server, result) in ServerArg::ALL.iter().zip(&results) {
         let num = |key: &str| result[key].as_f64().unwrap_or(0.0);
-        let rss_per_conn = num("server_rss_kib") / num("connections_held").max(1.0);
         let _ = writeln!(
             md,
             "| {} | {} | {} | {} | {} | {} | {:.2} KiB | {:.2} | {} | {} |",
@@ -188,8 +187,8 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
             human_duration_ns(num("latency_p50_us") * 1e3),
             human_duration_ns(num("latency_p99_us") * 1e3),
             result["server_threads"],
-            rss_per_conn,
-            num("switches_per_message"),
+            num("server_rss_per_connection_kib"),
+            num("server_switches_per_message"),
             result["mismatches"],
             result["errors"]
         );

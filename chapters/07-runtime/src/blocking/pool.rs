@@ -99,6 +99,7 @@ impl Pool {
     }
 
     /// Queues a job and finds it a thread.
+    // ANCHOR: push
     fn push(self: &Arc<Self>, task: Notified<BlockingSchedule>) {
         let mut shared = self.lock();
         if shared.shutdown {
@@ -117,6 +118,7 @@ impl Pool {
             // At the cap: the job waits for a thread to finish its current one.
             return;
         }
+        // ANCHOR_END: push
         let id = shared.next_thread_id;
         shared.next_thread_id += 1;
         let mut builder = thread::Builder::new().name(format!("{}-{id}", self.config.thread_name));
@@ -155,6 +157,7 @@ impl Pool {
             if shared.shutdown {
                 break;
             }
+            // ANCHOR: idle_wait
             shared.num_idle += 1;
             loop {
                 let (guard, result) = self
@@ -181,6 +184,7 @@ impl Pool {
                 }
                 // Spurious wake-up: keep waiting.
             }
+            // ANCHOR_END: idle_wait
         }
         shared.num_threads -= 1;
     }

@@ -33,12 +33,14 @@ use std::io;
 use std::sync::Arc;
 use std::time::Duration;
 
+// ANCHOR: tokens
 /// The token of the driver's own waker (an eventfd): wakes a worker parked
 /// in `epoll_wait`.
 const WAKE_TOKEN: Token = Token(usize::MAX);
 
 /// The token of the timer descriptor that ends a wait at a timer's deadline.
 const TIMER_TOKEN: Token = Token(usize::MAX - 1);
+// ANCHOR_END: tokens
 
 /// Events fetched per `epoll_wait`.
 const EVENTS_CAPACITY: usize = 1024;
@@ -74,6 +76,7 @@ struct SlabEntry {
     io: Option<Arc<ScheduledIo>>,
 }
 
+// ANCHOR: token_pack
 fn token(index: u32, generation: u32) -> Token {
     Token(((generation as usize) << 32) | index as usize)
 }
@@ -81,6 +84,7 @@ fn token(index: u32, generation: u32) -> Token {
 fn untoken(token: Token) -> (u32, u32) {
     ((token.0 & 0xFFFF_FFFF) as u32, (token.0 >> 32) as u32)
 }
+// ANCHOR_END: token_pack
 
 /// Creates the driver and its handle.
 pub(crate) fn create() -> io::Result<(IoDriver, IoHandle)> {
@@ -114,6 +118,7 @@ impl IoDriver {
     /// One turn: wait for events (at most `timeout`; `None` waits until one
     /// arrives or the driver is woken), then deliver them.
     pub(crate) fn turn(&mut self, handle: &IoHandle, timeout: Option<Duration>) -> io::Result<()> {
+        // ANCHOR: turn_wait
         self.tick = self.tick.wrapping_add(1);
         // A positive timeout is a timer's deadline: the timer descriptor ends
         // the wait to the microsecond; epoll_wait's own millisecond timeout
@@ -135,7 +140,9 @@ impl IoDriver {
             Err(error) if error.kind() == io::ErrorKind::Interrupted => return Ok(()),
             Err(error) => return Err(error),
         }
+        // ANCHOR_END: turn_wait
         {
+            // ANCHOR: turn_deliver
             let resources = handle.resources.lock();
             for event in self.events.iter() {
                 if event.token() == WAKE_TOKEN || event.token() == TIMER_TOKEN {
@@ -153,6 +160,7 @@ impl IoDriver {
                     self.to_wake.push((io.clone(), Ready::from_event(event)));
                 }
             }
+            // ANCHOR_END: turn_deliver
         }
         // Outside the table's lock: waking may run scheduler code, and a
         // woken task's socket may be dropped (which takes the lock).

@@ -51,6 +51,7 @@ impl Registration {
     }
 
     /// Waits until `direction` is ready.
+    // ANCHOR: budgeted_ready
     pub(crate) fn poll_ready(
         &self,
         cx: &mut Context<'_>,
@@ -61,9 +62,11 @@ impl Registration {
         budget.made_progress();
         Poll::Ready(Ok(event))
     }
+    // ANCHOR_END: budgeted_ready
 
     /// Runs `op` when `direction` is ready, until it does not say
     /// `WouldBlock`.
+    // ANCHOR: poll_io
     pub(crate) fn poll_io<R>(
         &self,
         cx: &mut Context<'_>,
@@ -80,6 +83,7 @@ impl Registration {
             }
         }
     }
+    // ANCHOR_END: poll_io
 
     /// Deregisters `source`; called by the socket's drop, before it closes.
     pub(crate) fn deregister(&self, source: &mut impl mio::event::Source) -> io::Result<()> {

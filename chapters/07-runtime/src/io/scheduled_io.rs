@@ -14,10 +14,10 @@
 //! driver's turn number when they were last set, in one atomic:
 //!
 //! ```text
-//!   63        32 31            16 15          0
-//!  +------------+----------------+-------------+
-//!  |  (unused)  |  tick (u16)    |  readiness  |
-//!  +------------+----------------+-------------+
+//!   63      33   32      31            16 15          0
+//!  +----------+----------+----------------+-------------+
+//!  | (unused) | shutdown |  tick (u16)    |  readiness  |
+//!  +----------+----------+----------------+-------------+
 //! ```
 //!
 //! A task that observed readiness at tick `t` and then hit `WouldBlock` asks
@@ -113,6 +113,7 @@ pub(crate) struct ReadyEvent {
     pub(crate) ready: Ready,
 }
 
+// ANCHOR: word
 const READINESS_MASK: u64 = 0xFFFF;
 const TICK_SHIFT: u32 = 16;
 /// The resource is gone (deregistered, or the runtime shut down).
@@ -123,6 +124,7 @@ pub(crate) struct ScheduledIo {
     readiness: AtomicU64,
     waiters: Mutex<Waiters>,
 }
+// ANCHOR_END: word
 
 #[derive(Default)]
 struct Waiters {
@@ -153,6 +155,7 @@ fn unpack(word: u64) -> (u16, Ready) {
 impl ScheduledIo {
     /// The driver saw an event at turn `tick`: add its readiness, stamp the
     /// tick, and wake whoever waits for it.
+    // ANCHOR: set_readiness
     pub(crate) fn set_readiness(&self, tick: u16, ready: Ready) {
         let mut current = self.readiness.load(Ordering::Acquire);
         loop {
@@ -170,6 +173,7 @@ impl ScheduledIo {
         }
         self.wake(ready);
     }
+    // ANCHOR_END: set_readiness
 
     /// Wakes the waiters whose direction `ready` serves.
     pub(crate) fn wake(&self, ready: Ready) {
@@ -218,6 +222,7 @@ impl ScheduledIo {
 
     /// Ready if the direction's readiness is set; otherwise leaves the
     /// task's waker for the driver.
+    // ANCHOR: poll_ready
     pub(crate) fn poll_ready(
         &self,
         cx: &mut Context<'_>,
@@ -245,10 +250,12 @@ impl ScheduledIo {
             None => Poll::Pending,
         }
     }
+    // ANCHOR_END: poll_ready
 
     /// The task saw `event` and then `WouldBlock`: clear that readiness,
     /// unless the driver set it again since (the tick moved). Closing and
     /// errors are never cleared.
+    // ANCHOR: clear_readiness
     pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
         let clear = event.ready & (Ready::READABLE | Ready::WRITABLE);
         let mut current = self.readiness.load(Ordering::Acquire);
@@ -270,6 +277,7 @@ impl ScheduledIo {
             }
         }
     }
+    // ANCHOR_END: clear_readiness
 }
 
 #[cfg(all(test, not(loom)))]

@@ -38,6 +38,7 @@ thread_local! {
 }
 
 /// Polls `future` on this thread until it completes, parking in between.
+// ANCHOR: block_on
 pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
     let mut future = pin!(future);
     PARKER.with(|(parker, waker)| {
@@ -55,3 +56,4 @@ pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
         }
     })
 }
+// ANCHOR_END: block_on

@@ -10,6 +10,7 @@ use crate::scheduler::{self, Config};
 use std::io;
 use std::time::Duration;
 
+// ANCHOR: interval
 /// Every this many ticks a worker takes its next task from the inject
 /// queue rather than its own queue.
 ///
@@ -29,6 +30,7 @@ pub const DEFAULT_GLOBAL_QUEUE_INTERVAL: u32 = 31;
 /// without blocking, so that a worker that always has tasks still sees new
 /// I/O events. Tokio's default is 61.
 pub const DEFAULT_EVENT_INTERVAL: u32 = 61;
+// ANCHOR_END: interval
 
 /// Builds a [`Runtime`].
 #[derive(Clone)]
@@ -151,7 +153,11 @@ impl Builder {
         self
     }
 
-    /// Where long polls are reported; by default one line on stderr.
+    /// Where long polls are reported (every one). Without a hook, one line
+    /// on stderr for the first long poll of tasks spawned at each source
+    /// location; later ones from the same place are only counted
+    /// (`RuntimeMetrics::long_poll_count`), so a task that blocks in a loop
+    /// does not flood the terminal.
     pub fn on_long_poll(
         &mut self,
         hook: impl Fn(&super::LongPoll) + Send + Sync + 'static,

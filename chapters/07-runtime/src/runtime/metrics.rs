@@ -143,6 +143,7 @@ impl RuntimeMetrics {
         self.handle.blocking.completed()
     }
 
+    // ANCHOR: mean_poll_time
     /// Time `worker` spent not parked, up to its last maintenance tick.
     pub fn worker_total_busy_duration(&self, worker: usize) -> Duration {
         Duration::from_nanos(self.handle.stats[worker].busy_ns.get())
@@ -152,8 +153,9 @@ impl RuntimeMetrics {
     /// (scheduling overhead included).
     pub fn worker_mean_poll_time(&self, worker: usize) -> Duration {
         let polls = self.worker_poll_count(worker).max(1);
-        self.worker_total_busy_duration(worker) / polls as u32
+        Duration::from_nanos(self.handle.stats[worker].busy_ns.get() / polls)
     }
+    // ANCHOR_END: mean_poll_time
 
     /// Poll-time histogram of `worker` (all zero unless the runtime was
     /// built with `enable_poll_time_histogram`): count per bucket, see

@@ -100,6 +100,7 @@ impl Runtime {
     }
 }
 
+// ANCHOR: drop
 impl Drop for Runtime {
     fn drop(&mut self) {
         let inner = &self.handle.inner;
@@ -133,6 +134,7 @@ impl Drop for Runtime {
         }
     }
 }
+// ANCHOR_END: drop
 
 impl Handle {
     /// The runtime this thread is in.

@@ -61,6 +61,7 @@ impl Idle {
 
     /// New work was queued: returns the parked worker to wake, if one should
     /// be. The caller published the work before calling.
+    // ANCHOR: notify
     pub(crate) fn worker_to_notify(&self) -> Option<usize> {
         if !self.should_notify() {
             return None;
@@ -75,6 +76,7 @@ impl Idle {
         self.state.fetch_add(UNPARKED_ONE | 1, Ordering::SeqCst);
         sleepers.pop()
     }
+    // ANCHOR_END: notify
 
     fn should_notify(&self) -> bool {
         // Pairs with the fence in `transition_worker_to_parked`'s caller:
@@ -86,6 +88,7 @@ impl Idle {
 
     /// A worker with no work wants to search; false if half are already
     /// searching (it should park instead).
+    // ANCHOR: to_searching
     pub(crate) fn transition_worker_to_searching(&self) -> bool {
         let state = self.state.load(Ordering::SeqCst);
         if 2 * searching(state) >= self.num_workers {
@@ -96,6 +99,7 @@ impl Idle {
         self.state.fetch_add(1, Ordering::SeqCst);
         true
     }
+    // ANCHOR_END: to_searching
 
     /// A searching worker found work; returns true if it was the last
     /// searcher (then it must wake another worker).

@@ -143,6 +143,7 @@ impl Handle {
     /// Puts a runnable task on a queue: the current worker's (LIFO slot or
     /// ring) if we are on one of this runtime's workers, else the inject
     /// queue; then wakes a parked worker if nobody is searching.
+    // ANCHOR: schedule_task
     pub(crate) fn schedule_task(&self, task: Notified, is_yield: bool) {
         let task = match worker::schedule_on_current_worker(self, task, is_yield) {
             Ok(()) => return,
@@ -152,6 +153,7 @@ impl Handle {
         self.inject.push(task);
         self.notify_parked();
     }
+    // ANCHOR_END: schedule_task
 
     /// Wakes one parked worker, if the idle policy says one should wake.
     pub(crate) fn notify_parked(&self) {
@@ -162,6 +164,7 @@ impl Handle {
 
     /// Called by the last searcher before it parks: if any queue has work,
     /// wake a worker for it.
+    // ANCHOR: work_pending
     pub(crate) fn notify_if_work_pending(&self) {
         // Pairs with the fence in `Idle::should_notify`: we published "I am
         // parked" before reading the queues; a pusher published its task
@@ -173,6 +176,7 @@ impl Handle {
             self.notify_parked();
         }
     }
+    // ANCHOR_END: work_pending
 
     /// Starts shutdown: closes the inject queue and wakes every worker so
     /// that each sees it.

@@ -122,6 +122,7 @@ impl Parker {
             inner.state.store(EMPTY, Ordering::SeqCst);
             return;
         }
+        // ANCHOR: park_condvar
         let mut guard = inner.mutex.lock();
         match inner
             .state
@@ -135,6 +136,7 @@ impl Parker {
             }
             Err(actual) => unreachable!("parker in state {actual} while its owner parks"),
         }
+        // ANCHOR_END: park_condvar
         loop {
             guard = match timeout {
                 None => inner.condvar.wait(guard),
@@ -158,6 +160,7 @@ impl Parker {
 
 impl Unparker {
     /// Wakes the parker, now or at its next park.
+    // ANCHOR: unpark
     pub(crate) fn unpark(&self) {
         let inner = &*self.inner;
         match inner.state.swap(NOTIFIED, Ordering::SeqCst) {
@@ -176,6 +179,7 @@ impl Unparker {
             actual => unreachable!("parker in unknown state {actual}"),
         }
     }
+    // ANCHOR_END: unpark
 }
 
 #[cfg(all(test, not(loom)))]

@@ -173,6 +173,7 @@ impl<T> Local<T> {
 
     /// Pushes a task at the tail; if the ring is full, moves half of it and
     /// the task to `overflow`. Returns true if it overflowed.
+    // ANCHOR: push
     pub(crate) fn push_back_or_overflow(
         &mut self,
         mut task: T,
@@ -205,6 +206,7 @@ impl<T> Local<T> {
             }
         }
     }
+    // ANCHOR_END: push
 
     /// Moves the newer half of a full ring and `task` to `overflow`.
     ///
@@ -219,6 +221,7 @@ impl<T> Local<T> {
         overflow: &impl Overflow<T>,
     ) -> Result<(), T> {
         debug_assert_eq!(tail.wrapping_sub(head) as usize, CAPACITY);
+        // ANCHOR: overflow
         // Claim every task at once, so no thief can take any of them while
         // we split. Fails if a thief moved the head since we read it.
         if self
@@ -246,6 +249,7 @@ impl<T> Local<T> {
             unsafe { inner.take(head.wrapping_add(HALF).wrapping_add(i)) }
         });
         overflow.push_batch(newer.chain(std::iter::once(task)));
+        // ANCHOR_END: overflow
         Ok(())
     }
 
@@ -318,6 +322,7 @@ impl<T> Steal<T> {
     /// Claims half of the tasks, copies them to `dst` from `dst_tail`, and
     /// releases the claim. Returns how many were copied.
     fn steal_into_inner(&self, dst: &mut Local<T>, dst_tail: u32) -> u32 {
+        // ANCHOR: steal_claim
         let mut prev = self.0.head.load(Ordering::Acquire);
         let (first, n, claimed) = loop {
             let (steal, real) = unpack(prev);
@@ -343,6 +348,7 @@ impl<T> Steal<T> {
             }
         };
         debug_assert!(n <= HALF, "stole {n}, more than half");
+        // ANCHOR_END: steal_claim
 
         for i in 0..n {
             // SAFETY: [first, first + n) was claimed by the CAS above; the
@@ -354,6 +360,7 @@ impl<T> Steal<T> {
             unsafe { dst.inner.put(dst_tail.wrapping_add(i), task) };
         }
 
+        // ANCHOR: steal_release
         // Release the claim: steal catches up with real. The owner may have
         // popped meanwhile (moving real), so retry with what we see.
         let mut prev = claimed;
@@ -373,6 +380,7 @@ impl<T> Steal<T> {
                 }
             }
         }
+        // ANCHOR_END: steal_release
     }
 }
 

@@ -141,10 +141,11 @@ impl WorkerStats {
     }
 }
 
+// ANCHOR: bucket
 /// The histogram bucket of a duration.
 pub(crate) fn bucket(elapsed: Duration) -> usize {
     let ns = elapsed.as_nanos().max(1) as u64;
-    // 128 ns and below is bucket 0; each bucket doubles.
+    // Below 128 ns is bucket 0; each bucket doubles.
     let log2 = 63 - ns.leading_zeros() as usize;
     log2.saturating_sub(6).min(POLL_TIME_BUCKETS - 1)
 }
@@ -153,7 +154,9 @@ pub(crate) fn bucket(elapsed: Duration) -> usize {
 pub(crate) fn bucket_upper_ns(i: usize) -> u64 {
     1 << (i + 7)
 }
+// ANCHOR_END: bucket
 
+// ANCHOR: counter
 impl Counter {
     /// Adds `n`; only the owning worker calls this.
     #[inline]
@@ -174,6 +177,7 @@ impl Counter {
         self.0.load(Ordering::Relaxed)
     }
 }
+// ANCHOR_END: counter
 
 #[cfg(all(test, not(loom)))]
 mod tests {

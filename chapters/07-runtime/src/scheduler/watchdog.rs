@@ -9,8 +9,8 @@
 //!
 //! The detector costs the workers almost nothing: they never read the clock
 //! for it. Before each poll a worker publishes the task's spawn location
-//! (cleared when it goes to the driver or to sleep), and it counts its polls
-//! (which it does anyway for its metrics). A
+//! (cleared when the poll returns), and it counts its polls (which it does
+//! anyway for its metrics). A
 //! watchdog thread wakes every half of the threshold and looks at each
 //! worker: if the same poll (same count, a task published) is still running
 //! when it looks again, it has lasted at least that long. When the poll
@@ -47,12 +47,12 @@ struct Seen {
     location: &'static Location<'static>,
     first_seen: Instant,
     last_seen: Instant,
-    /// The thread's total wait for a CPU when the poll was seen a second
-    /// time (read only then: most polls are never seen twice).
+    /// The thread's total wait for a CPU when the poll was first seen.
     waited_at_first: Option<u64>,
     reported: bool,
 }
 
+// ANCHOR: cpu_wait
 /// Nanoseconds thread `tid` of this process has spent runnable but waiting
 /// for a CPU, if the kernel reports it.
 fn waited_for_cpu_ns(tid: u64) -> Option<u64> {
@@ -73,14 +73,18 @@ fn own_time(wall: Duration, tid: u64, waited_at_first: Option<u64>) -> Duration 
         _ => wall,
     }
 }
+// ANCHOR_END: cpu_wait
 
 /// The watchdog thread's loop; returns when the runtime shuts down.
 pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
     let interval = (threshold / 2).max(Duration::from_millis(1));
     let mut seen: Vec<Option<Seen>> = vec![None; handle.num_workers()];
+    // Spawn locations already printed by the default reporter.
+    let mut printed: Vec<&'static Location<'static>> = Vec::new();
     while !handle.inject.is_closed() {
         std::thread::sleep(interval);
         let now = Instant::now();
+        // ANCHOR: same_poll
         for (worker, slot) in seen.iter_mut().enumerate() {
             let stats = &handle.stats[worker];
             let polls = stats.polls.get();
@@ -91,23 +95,18 @@ pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
                 (Some(mut s), Some(location))
                     if s.polls == polls && std::ptr::eq(s.location, location) =>
                 {
-                    if s.waited_at_first.is_none() {
-                        // Seen twice: a poll this long is rare, so only now
-                        // is it worth reading the thread's CPU wait. (The
-                        // wait during the first interval goes uncounted.)
-                        s.waited_at_first = waited_for_cpu_ns(tid);
-                    }
                     s.last_seen = now;
                     let running = now - s.first_seen;
                     if !s.reported && running >= REPORT_RUNNING_AFTER {
                         let own = own_time(running, tid, s.waited_at_first);
                         if own >= threshold {
-                            report(&handle, worker, location, own, true);
+                            report(&handle, &mut printed, worker, location, own, true);
                             s.reported = true;
                         }
                     }
                     *slot = Some(s);
                 }
+                // ANCHOR_END: same_poll
                 (previous, current) => {
                     // The poll we were watching has ended.
                     if let Some(s) = previous
@@ -119,16 +118,20 @@ pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
                         if duration >= threshold {
                             let own = own_time(duration, tid, s.waited_at_first);
                             if own >= threshold {
-                                report(&handle, worker, s.location, own, false);
+                                report(&handle, &mut printed, worker, s.location, own, false);
                             }
                         }
                     }
+                    // A poll seen for the first time: note the thread's
+                    // CPU wait so far (one small read of /proc, at most once
+                    // per worker per interval; a wait before this moment,
+                    // less than one interval, goes uncounted).
                     *slot = current.map(|location| Seen {
                         polls,
                         location,
                         first_seen: now,
                         last_seen: now,
-                        waited_at_first: None,
+                        waited_at_first: waited_for_cpu_ns(tid),
                         reported: false,
                     });
                 }
@@ -139,6 +142,7 @@ pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
 
 fn report(
     handle: &Handle,
+    printed: &mut Vec<&'static Location<'static>>,
     worker: usize,
     location: &'static Location<'static>,
     duration: Duration,
@@ -153,6 +157,11 @@ fn report(
     };
     match &handle.config.on_long_poll {
         Some(hook) => hook(&event),
-        None => eprintln!("{event}"),
+        // Once per spawn location: the count is in the metrics.
+        None if !printed.contains(&location) => {
+            printed.push(location);
+            eprintln!("{event}");
+        }
+        None => {}
     }
 }

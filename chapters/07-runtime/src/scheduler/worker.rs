@@ -49,11 +49,13 @@ use std::sync::Arc;
 use std::task::Waker;
 use std::time::Instant;
 
+// ANCHOR: lifo_const
 /// How many tasks in a row may run from the LIFO slot before it is switched
 /// off for the rest of the tick. Enough for a message to be handed to the
 /// task that waits for it and for that one to answer; small enough that a
 /// pair of tasks ping-ponging forever cannot starve the ring.
 pub(crate) const MAX_LIFO_POLLS_PER_TICK: usize = 3;
+// ANCHOR_END: lifo_const
 
 /// A worker's own state.
 pub(crate) struct Core {
@@ -185,6 +187,7 @@ impl Context {
         self.stats()
             .tid
             .store(tid as u64, std::sync::atomic::Ordering::Relaxed);
+        // ANCHOR: run_loop
         loop {
             let maintenance_due = {
                 let mut core = self.core.borrow_mut();
@@ -219,6 +222,7 @@ impl Context {
             }
         }
         self.shutdown();
+        // ANCHOR_END: run_loop
     }
 
     /// A zero-timeout turn of the driver, then the deferred tasks. Tasks
@@ -276,6 +280,7 @@ impl Context {
         } else {
             Some(coop::BUDGET)
         };
+        // ANCHOR: lifo_loop
         coop::with_budget(budget, || {
             self.poll(task, false);
 
@@ -303,6 +308,7 @@ impl Context {
                 self.poll(task, true);
             }
         });
+        // ANCHOR_END: lifo_loop
     }
 
     /// Polls one task, keeping the counters and publishing which task is
@@ -321,9 +327,9 @@ impl Context {
         } else {
             task.run();
         }
-        // The published task is cleared only when the worker leaves its
-        // tasks for the driver or for sleep (`park`, `park_yield`), not after
-        // every poll: one store per poll instead of two.
+        // Cleared after every poll, so that time the worker then spends
+        // searching, stealing or preempted is never charged to this task.
+        stats.set_current(None);
         if coop::is_exhausted() {
             stats.incr(&stats.budget_forced_yields);
         }
@@ -407,6 +413,7 @@ impl Core {
 
     /// The next task from this worker's own queues, or a batch from the
     /// inject queue.
+    // ANCHOR: next_task
     fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
         if self
             .tick
@@ -424,6 +431,7 @@ impl Core {
         self.next_local_task()
             .or_else(|| self.refill_from_inject(handle))
     }
+    // ANCHOR_END: next_task
 
     fn next_local_task(&mut self) -> Option<Notified> {
         self.lifo_slot.take().or_else(|| self.run_queue.pop())
@@ -461,6 +469,7 @@ impl Core {
 
     /// Looks for work elsewhere: steals from the other workers, starting at a
     /// random one, then checks the inject queue. Only if allowed to search.
+    // ANCHOR: steal_work
     fn steal_work(&mut self, handle: &Handle) -> Option<Notified> {
         if !self.transition_to_searching(handle) {
             return None;
@@ -482,8 +491,10 @@ impl Core {
         }
         self.refill_from_inject(handle)
     }
+    // ANCHOR_END: steal_work
 
     /// Schedules a task woken or spawned on this worker.
+    // ANCHOR: schedule_local
     fn schedule_local(&mut self, handle: &Handle, task: Notified, is_yield: bool) {
         let stats = &handle.stats[self.index];
         stats.incr(&stats.local_schedules);
@@ -508,6 +519,7 @@ impl Core {
             handle.notify_parked();
         }
     }
+    // ANCHOR_END: schedule_local
 
     /// After a turn of the driver: if it left more than one task here, and
     /// we are not searching (a searcher wakes another when it finds work),
@@ -570,6 +582,7 @@ impl Core {
     }
 
     /// After a wake-up: returns true if the worker should run again.
+    // ANCHOR: from_parked
     fn transition_from_parked(&mut self, handle: &Handle) -> bool {
         if self.lifo_slot.is_some() || !self.run_queue.is_empty() {
             // Tasks we woke ourselves while in the driver. If we are still on
@@ -588,6 +601,7 @@ impl Core {
         self.is_searching = true;
         true
     }
+    // ANCHOR_END: from_parked
 
     /// Adds the time since the last update to the busy counter.
     fn account_busy(&mut self, handle: &Handle) {

@@ -79,6 +79,7 @@ impl Drop for RestoreOnPending {
 
 /// Called by a leaf future before it does its work: spends one unit, or, if
 /// none are left, defers the task's wake-up and returns `Pending`.
+// ANCHOR: poll_proceed
 pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     CURRENT.with(|current| match current.get() {
         None => Poll::Ready(RestoreOnPending(Cell::new(None))),
@@ -92,6 +93,7 @@ pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
         }
     })
 }
+// ANCHOR_END: poll_proceed
 
 /// Spends one unit of the task's budget, yielding to the worker if it is
 /// spent. For CPU-bound loops that have no other `.await`:

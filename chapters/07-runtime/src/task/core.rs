@@ -53,6 +53,7 @@ pub(crate) struct Vtable {
     pub(crate) shutdown: unsafe fn(NonNull<Header>),
 }
 
+// ANCHOR: header
 /// The part of a task every holder of a task pointer can use.
 #[repr(C)]
 pub(crate) struct Header {
@@ -73,7 +74,9 @@ pub(crate) struct Header {
     /// suffice; readers (`top`) may see a slightly old value.
     pub(crate) polls: AtomicU64,
 }
+// ANCHOR_END: header
 
+// ANCHOR: layout
 /// Where the future is in its life.
 pub(crate) enum Stage<T: Future> {
     /// Not finished: the future itself.
@@ -107,6 +110,7 @@ pub(crate) struct Cell<T: Future, S> {
     pub(crate) core: Core<T, S>,
     pub(crate) trailer: Trailer,
 }
+// ANCHOR_END: layout
 
 impl<T: Future, S> Core<T, S> {
     /// Polls the future.

@@ -253,6 +253,7 @@ impl<T: Future, S: Schedule> Harness<T, S> {
         }
     }
 
+    // ANCHOR: poll_inner
     fn poll_inner(&self) -> PollOutcome {
         match self.header().state.transition_to_running() {
             TransitionToRunning::Success => {}
@@ -284,6 +285,7 @@ impl<T: Future, S: Schedule> Harness<T, S> {
             }
         }
     }
+    // ANCHOR_END: poll_inner
 
     /// The stage holds the output (or an error): publish COMPLETE, hand the
     /// output to the JoinHandle or drop it, leave the owned list, drop the
@@ -373,6 +375,7 @@ enum PollOutcome {
     Dealloc,
 }
 
+// ANCHOR: poll_future
 /// Polls the future once, catching a panic; on `Ready` (or panic) the future
 /// is dropped and the output stored.
 fn poll_future<T: Future, S>(core: &Core<T, S>, cx: &mut Context<'_>) -> Poll<()> {
@@ -390,6 +393,7 @@ fn poll_future<T: Future, S>(core: &Core<T, S>, cx: &mut Context<'_>) -> Poll<()
     }));
     Poll::Ready(())
 }
+// ANCHOR_END: poll_future
 
 /// Drops the future of a cancelled task and stores the cancellation (or the
 /// panic its drop raised) as the output.

@@ -106,6 +106,7 @@ impl<S: Schedule> OwnedTasks<S> {
         removed
     }
 
+    // ANCHOR: close
     /// Closes the list and shuts down every task in it: each future is
     /// dropped exactly once, by this call or by the worker polling it.
     pub(crate) fn close_and_shutdown_all(&self) {
@@ -125,6 +126,7 @@ impl<S: Schedule> OwnedTasks<S> {
             }
         }
     }
+    // ANCHOR_END: close
 
     /// Tasks spawned and not yet completed.
     pub(crate) fn alive(&self) -> usize {

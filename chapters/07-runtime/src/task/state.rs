@@ -36,6 +36,7 @@
 use crate::loom::{AtomicUsize, Ordering};
 use std::fmt;
 
+// ANCHOR: bits
 /// A worker is polling the future.
 const RUNNING: usize = 1 << 0;
 /// The future has finished (or was cancelled) and its output is stored.
@@ -58,6 +59,7 @@ const REF_ONE: usize = 1 << REF_SHIFT;
 /// `Notified` that will be pushed to a run queue, and the `JoinHandle`), is
 /// notified (it must be polled once), and has a `JoinHandle`.
 const INITIAL: usize = (3 * REF_ONE) | NOTIFIED | JOIN_INTEREST;
+// ANCHOR_END: bits
 
 /// The atomic state word of one task.
 pub(crate) struct State {
@@ -177,6 +179,7 @@ impl State {
         })
     }
 
+    // ANCHOR: to_idle
     /// The poll returned `Pending`.
     pub(crate) fn transition_to_idle(&self) -> TransitionToIdle {
         self.transition(|mut s| {
@@ -201,6 +204,7 @@ impl State {
             (action, Some(s))
         })
     }
+    // ANCHOR_END: to_idle
 
     /// The future finished (or was dropped): flip RUNNING off and COMPLETE on
     /// in one step, and return the new state so the caller sees whether a
@@ -219,6 +223,7 @@ impl State {
         previous.ref_count() == count
     }
 
+    // ANCHOR: notified_by_val
     /// `Waker::wake`: the waker's own reference is consumed.
     pub(crate) fn transition_to_notified_by_val(&self) -> TransitionToNotified {
         self.transition(|mut s| {
@@ -244,6 +249,7 @@ impl State {
             }
         })
     }
+    // ANCHOR_END: notified_by_val
 
     /// `Waker::wake_by_ref`: the waker keeps its reference, so submitting
     /// the task needs a new one.

@@ -63,6 +63,7 @@ unsafe fn raw_task(ptr: *const ()) -> RawTask {
     unsafe { RawTask::from_raw(NonNull::new_unchecked(ptr as *mut Header)) }
 }
 
+// ANCHOR: clone_wake
 unsafe fn clone_waker(ptr: *const ()) -> RawWaker {
     // SAFETY: called by Waker::clone on one of our wakers.
     unsafe { raw_task(ptr) }.ref_inc();
@@ -78,6 +79,7 @@ unsafe fn wake_by_ref(ptr: *const ()) {
     // SAFETY: called by Waker::wake_by_ref on a live waker.
     unsafe { raw_task(ptr) }.wake_by_ref();
 }
+// ANCHOR_END: clone_wake
 
 unsafe fn drop_waker(ptr: *const ()) {
     // SAFETY: called by Waker's drop, which gives up the waker's reference.

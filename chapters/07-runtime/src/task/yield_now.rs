@@ -32,6 +32,7 @@ struct YieldNow {
 impl Future for YieldNow {
     type Output = ();
 
+    // ANCHOR: yield_poll
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         if self.yielded {
             return Poll::Ready(());
@@ -40,4 +41,5 @@ impl Future for YieldNow {
         crate::scheduler::worker::defer(cx.waker());
         Poll::Pending
     }
+    // ANCHOR_END: yield_poll
 }

@@ -52,6 +52,7 @@ impl TimeHandle {
     }
 
     /// A deadline in milliseconds since start, rounded up.
+    // ANCHOR: deadline_ms
     fn deadline_ms(&self, deadline: Instant) -> u64 {
         let since = deadline.saturating_duration_since(self.start);
         let ms = since.as_millis() as u64;
@@ -61,9 +62,11 @@ impl TimeHandle {
             ms + 1
         }
     }
+    // ANCHOR_END: deadline_ms
 
     /// Registers a timer; returns whether the driver must be woken (the new
     /// deadline is earlier than the one the parked worker sleeps until).
+    // ANCHOR: register
     pub(crate) fn register(&self, deadline: Instant, waker: &Waker) -> (Registered, bool) {
         let ms = self.deadline_ms(deadline);
         if ms <= self.now_ms() {
@@ -78,6 +81,7 @@ impl TimeHandle {
             None => (Registered::Expired, false),
         }
     }
+    // ANCHOR_END: register
 
     /// Ready once the timer fired (the entry is then freed); otherwise
     /// stores the waker.

@@ -64,6 +64,7 @@ impl Level {
     }
 
     /// The next occupied slot at or after `now`, and when it starts.
+    // ANCHOR: next_expiration
     pub(crate) fn next_expiration(&self, now: u64) -> Option<Expiration> {
         if self.occupied == 0 {
             return None;
@@ -87,6 +88,7 @@ impl Level {
             deadline,
         })
     }
+    // ANCHOR_END: next_expiration
 }
 
 #[cfg(all(test, not(loom)))]

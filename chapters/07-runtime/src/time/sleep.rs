@@ -76,6 +76,7 @@ impl Sleep {
         }
     }
 
+    // ANCHOR: poll_elapsed
     fn poll_elapsed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
         if self.done {
             return Poll::Ready(());
@@ -109,6 +110,7 @@ impl Sleep {
         }
         result
     }
+    // ANCHOR_END: poll_elapsed
 }
 
 impl Future for Sleep {
@@ -224,18 +226,23 @@ impl Interval {
     }
 
     /// Polls for the next tick.
+    // ANCHOR: poll_tick
     pub fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
         ready!(self.sleep.poll_elapsed(cx));
         let scheduled = self.sleep.deadline();
         let now = Instant::now();
         let mut next = scheduled + self.period;
         if next <= now {
-            let behind = now.duration_since(scheduled).as_nanos() / self.period.as_nanos();
-            next = scheduled + self.period * (behind as u32 + 1);
+            // Skip the missed ticks: the first tick of the schedule after
+            // now (computed in u128 nanoseconds, so no count of missed ticks
+            // can overflow).
+            let into = now.duration_since(scheduled).as_nanos() % self.period.as_nanos();
+            next = now + (self.period - Duration::from_nanos(into as u64));
         }
         self.sleep.reset(next);
         Poll::Ready(scheduled)
     }
+    // ANCHOR_END: poll_tick
 
     /// The period.
     pub fn period(&self) -> Duration {

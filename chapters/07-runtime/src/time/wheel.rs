@@ -177,6 +177,7 @@ impl Wheel {
 
     /// Moves time forward to `now` (ms since start), firing every timer due:
     /// their wakers are appended to `fired` (to be woken outside any lock).
+    // ANCHOR: advance
     pub(crate) fn advance(&mut self, now: u64, fired: &mut Vec<Waker>) {
         while let Some(expiration) = self.next_slot() {
             if expiration.deadline > now {
@@ -208,6 +209,7 @@ impl Wheel {
         }
         self.elapsed = self.elapsed.max(now);
     }
+    // ANCHOR_END: advance
 
     fn entry(&self, key: TimerKey) -> Option<&Entry> {
         self.index_of(key).map(|index| &self.entries[index])
@@ -255,6 +257,7 @@ impl Wheel {
     }
 
     /// Links a pending entry into the slot its deadline belongs in now.
+    // ANCHOR: link
     fn link(&mut self, index: u32) {
         let deadline = self.entries[index as usize].deadline;
         let (level, slot) = if deadline > self.elapsed | TURN_MASK {
@@ -280,6 +283,7 @@ impl Wheel {
             self.levels[level as usize].occupied |= 1 << slot;
         }
     }
+    // ANCHOR_END: link
 
     fn head_mut(&mut self, level: u8, slot: usize) -> &mut u32 {
         if level == OVERFLOW {
@@ -312,10 +316,12 @@ impl Wheel {
 /// The level for a deadline within the current top-level turn: the highest
 /// bit in which it differs from the current time, divided by six (at least
 /// bit 5, so anything in the current 64 ms block is level 0).
+// ANCHOR: level_for
 pub(crate) fn level_for(elapsed: u64, deadline: u64) -> usize {
     let differing = (elapsed ^ deadline) | ((1 << SLOT_BITS) - 1);
     (((63 - differing.leading_zeros()) / SLOT_BITS) as usize).min(LEVELS - 1)
 }
+// ANCHOR_END: level_for
 
 #[cfg(all(test, not(loom)))]
 mod tests {
