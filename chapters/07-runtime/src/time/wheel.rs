@@ -418,6 +418,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "safe code only, and minutes under Miri")]
     fn every_timer_fires_exactly_once_in_deadline_order() {
         // Deadlines spread over every level, fired by advancing in uneven
         // steps: each fires once, never before its deadline.
