@@ -295,6 +295,7 @@ fn rows(md: &mut String, report: &Report) {
         }
         let shown = match value.as_f64() {
             Some(ns) if key.ends_with("_ns") => human_duration_ns(ns),
+            Some(bytes) if key.ends_with("_bytes") => format!("{} bytes", group_thousands(bytes)),
             Some(x) if x.fract() != 0.0 => format!("{x:.2}"),
             _ => value.to_string().trim_matches('"').to_string(),
         };
