@@ -59,7 +59,7 @@ mod app {
             /// Worker threads per runtime (default: logical CPUs)
             #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
             workers: Option<u16>,
-            /// Rounds per workload (default: 15, or 5 with --quick)
+            /// Rounds per workload (default: 31, or 5 with --quick)
             #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1000))]
             rounds: Option<u16>,
             /// Only this workload (repeat for several)
@@ -167,7 +167,7 @@ mod app {
                     workers,
                     rounds: rounds
                         .map(usize::from)
-                        .unwrap_or(if quick { 5 } else { 15 }),
+                        .unwrap_or(if quick { 5 } else { 31 }),
                     sample: Duration::from_millis(if quick { 20 } else { 50 }),
                     only: only.into_iter().map(Into::into).collect(),
                 };

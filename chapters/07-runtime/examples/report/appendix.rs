@@ -203,11 +203,12 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
 
     console.say("\n3/4 Tokio's scheduler workloads on three runtimes");
     let workers = std::thread::available_parallelism().map_or(2, usize::from);
+    let rounds = if args.quick { 3 } else { 31 };
     let sched = scheduler::run(
         &console,
         &scheduler::Config {
             workers,
-            rounds: if args.quick { 3 } else { 15 },
+            rounds,
             sample: Duration::from_millis(if args.quick { 20 } else { 50 }),
             only: Vec::new(),
         },
@@ -215,7 +216,8 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     let _ = writeln!(
         md,
         "\n## Scheduler workloads (Chapter 7)\n\nTokio's own benchmark workloads, the same code on each runtime, {workers} worker threads each, \
-         runtimes interleaved; medians. A ratio is our time over theirs: below 1 we are faster.\n"
+         runtimes interleaved in turn, {rounds} rounds; times are medians, and a ratio (our time over theirs: below 1 we are \
+         faster) is the median of the per-round ratios.\n"
     );
     let _ = writeln!(
         md,
