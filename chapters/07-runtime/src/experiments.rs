@@ -618,6 +618,13 @@ pub fn blocking(console: &Console, duration: Duration) -> Outcome {
         stop.store(true, Ordering::Relaxed);
         rt.block_on(blocker)?;
         add_lateness(&mut report, console, key, label, &lateness);
+        // The detector prints the first long poll of each spawn location;
+        // the metrics count every one.
+        report.add(
+            &format!("long_polls_{key}"),
+            &format!("long polls reported, {label}"),
+            rt.metrics().long_poll_count(),
+        );
     }
     add_machine(&mut report, &Machine::current());
     Ok(report)
