@@ -192,3 +192,67 @@ mod tests {
         assert!(!idle.unpark_worker_by_id(1));
     }
 }
+
+#[cfg(all(test, loom))]
+mod loom_idle {
+    use super::*;
+    use crate::loom::{Arc, AtomicBool, thread};
+
+    /// The last searcher parks while a task arrives from outside: either its
+    /// last look at the queues sees the task, or the spawner wakes it.
+    #[test]
+    fn loom_last_searcher_parks_while_work_arrives() {
+        loom::model(|| {
+            let idle = Arc::new(Idle::new(1));
+            let work = Arc::new(AtomicBool::new(false));
+            let (idle2, work2) = (idle.clone(), work.clone());
+            let spawner = thread::spawn(move || {
+                work2.store(true, Ordering::SeqCst);
+                idle2.worker_to_notify()
+            });
+            // Worker 0 found nothing: it searched, and now parks.
+            assert!(idle.transition_worker_to_searching());
+            let saw_work = idle.transition_worker_to_parked(0, true) && {
+                fence(Ordering::SeqCst);
+                work.load(Ordering::SeqCst)
+            };
+            let woken = spawner.join().unwrap();
+            assert!(saw_work || woken == Some(0), "a wake-up was lost");
+        });
+    }
+
+    /// The bug of `Worker::transition_from_parked`: worker 0 comes out of the
+    /// driver with tasks in its own queue just as a spawner from outside
+    /// picks it to wake (counting it as searching). Every worker the count
+    /// calls searching must know it is, or the count never comes down and no
+    /// parked worker is woken again.
+    #[test]
+    fn loom_driver_wake_and_remote_wake_coincide() {
+        loom::model(|| {
+            let idle = Arc::new(Idle::new(2));
+            idle.transition_worker_to_parked(1, false);
+            idle.transition_worker_to_parked(0, false);
+            let idle2 = idle.clone();
+            let spawner = thread::spawn(move || idle2.worker_to_notify());
+            // Worker 0, woken by the driver with local tasks: searching if
+            // somebody else already took it off the sleepers list.
+            let mut searching = usize::from(!idle.unpark_worker_by_id(0));
+            let mut woke_other = None;
+            if searching == 1 {
+                // It runs its first task and stops searching; the last
+                // searcher wakes another worker.
+                searching = 0;
+                if idle.transition_worker_from_searching() {
+                    woke_other = idle.worker_to_notify();
+                }
+            }
+            let picked = spawner.join().unwrap();
+            // Worker 1, if picked, wakes knowing it is searching.
+            let told = [picked, woke_other]
+                .iter()
+                .filter(|w| **w == Some(1))
+                .count();
+            assert_eq!(idle.num_searching(), searching + told);
+        });
+    }
+}
