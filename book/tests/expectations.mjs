@@ -1,0 +1,44 @@
+// What the browser suite expects of the real book, kept apart from the code
+// that checks it so that a new chapter changes data, not logic.
+//
+// `search`: each query is typed into mdBook's search box; the first result is
+// clicked, and the page it opens must be one of `expect(ctx)`. `ctx` gives:
+//   ctx.built(page)          true if that HTML page exists in the built book;
+//   ctx.pagesContaining(re)  the SUMMARY pages whose built text matches `re`.
+//
+// `directiveAllowed`: places where the literal text `{{#include` or `ANCHOR`
+// is meant to be read, as prose or as an example, and is not a listing that
+// failed to expand. Everything else that shows such text fails.
+
+export const search = [
+    {
+        query: 'epoll',
+        // Chapter 4 builds an epoll loop by hand; its page must come first.
+        expect: () => ['ch04-epoll.html'],
+    },
+    {
+        query: 'context switch',
+        // Chapter 2 measures the price of a context switch.
+        expect: () => ['ch02-context-switch.html'],
+    },
+    {
+        query: 'work stealing',
+        // Chapter 7 ("The runtime: work stealing, ...") teaches work stealing,
+        // and once its page is built it must be the first hit. While it is a
+        // draft in SUMMARY.md (an entry with an empty link, so no page), no
+        // page teaches the topic; the first hit may then be any page that
+        // mentions it (the introduction's road map, or a chapter that points
+        // ahead to Chapter 7). "work-stealing" counts: the search splits
+        // words at hyphens too.
+        expect: ({ built, pagesContaining }) =>
+            built('ch07-runtime.html') ? ['ch07-runtime.html'] : pagesContaining(/work[\s-]+stealing/i),
+    },
+];
+
+export const directiveAllowed = [
+    {
+        page: 'how-to-use.html',
+        section: 'how-listings-work',
+        reason: 'explains the {{#include}} directive and shows an ANCHOR comment pair as an example',
+    },
+];
