@@ -9,8 +9,9 @@
 //!
 //! The detector costs the workers almost nothing: they never read the clock
 //! for it. Before each poll a worker publishes the task's spawn location
-//! (cleared when the poll returns), and it counts its polls (which it does
-//! anyway for its metrics). A
+//! (cleared when it runs out of local work, before it steals, polls the
+//! driver or parks), and it counts its polls (which it does anyway for its
+//! metrics). A
 //! watchdog thread wakes every half of the threshold and looks at each
 //! worker: if the same poll (same count, a task published) is still running
 //! when it looks again, it has lasted at least that long. When the poll

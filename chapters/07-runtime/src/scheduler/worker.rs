@@ -210,8 +210,13 @@ impl Context {
             let task = {
                 let mut core = self.core.borrow_mut();
                 let core = core.as_mut().expect("the worker owns its core");
-                core.next_task(&self.handle)
-                    .or_else(|| core.steal_work(&self.handle))
+                core.next_task(&self.handle).or_else(|| {
+                    // Out of local work: from here until the next poll the
+                    // worker searches, polls the driver or parks, and none
+                    // of that time belongs to the task it polled last.
+                    self.stats().set_current(None);
+                    core.steal_work(&self.handle)
+                })
             };
             match task {
                 Some(task) => self.run_task(task),
@@ -327,9 +332,6 @@ impl Context {
         } else {
             task.run();
         }
-        // Cleared after every poll, so that time the worker then spends
-        // searching, stealing or preempted is never charged to this task.
-        stats.set_current(None);
         if coop::is_exhausted() {
             stats.incr(&stats.budget_forced_yields);
         }
