@@ -9,9 +9,9 @@
 //! registered with the same epoll, it ends the wait on time, and
 //! `epoll_wait` itself can wait without a timeout.
 //!
-//! Two system calls per park with a timer pending (arm, then read or
-//! disarm) buy that precision; a park with no timer, and every zero-timeout
-//! maintenance poll, uses neither.
+//! Three system calls per park with a timer pending (arm; then disarm and
+//! read any expiration left) buy that precision; a park with no timer, and
+//! every zero-timeout maintenance poll, uses none of them.
 //!
 //! Book: Chapter 7, "The timing wheel".
 

@@ -451,7 +451,7 @@ mod tests {
     #[test]
     fn very_long_deadlines_wait_at_the_top_and_still_fire() {
         let mut wheel = Wheel::new();
-        let far = (1u64 << 36) * 3 + 12_345; // about 6.6 years
+        let far = (1u64 << 36) * 3 + 12_345; // about 6.5 years
         let key = wheel.insert(far, waker().0).unwrap();
         let mut now = 0;
         while wheel.state(key) == Some(TimerState::Pending) {
