@@ -22,9 +22,9 @@ use std::panic::Location;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
 use std::time::Duration;
 
-/// Buckets of the poll-time histogram: bucket `i` counts polls that took
-/// less than `2^(i+7)` ns (128 ns, 256 ns, ... about 1.07 s); the last
-/// bucket takes everything longer.
+/// Buckets of the poll-time histogram: bucket 0 counts polls under 128 ns,
+/// bucket `i` (1 to 22) those from `2^(i+6)` to under `2^(i+7)` ns (the
+/// last bound about 537 ms), and the last bucket, 23, everything longer.
 pub(crate) const POLL_TIME_BUCKETS: usize = 24;
 
 /// One worker's counters.
