@@ -16,10 +16,12 @@
 //! And the measuring discipline every chapter reuses: [`measure`] (medians of
 //! many runs), [`machine`] (name the machine), [`console`] (the `--json`,
 //! `--quick` and progress-bar conventions), [`gate`] (start a crowd of threads
-//! together). [`experiments`] runs the chapter's experiments for the binary.
+//! together). [`experiments`] runs the chapter's experiments for the binary;
+//! [`cli_check`] is what every chapter's tests check of its binary's output.
 //!
 //! The book tells the story in Chapter 1; `cargo run -p chapter-01` runs it.
 
+pub mod cli_check;
 pub mod console;
 pub mod echo_client;
 pub mod echo_server;

@@ -2,6 +2,7 @@
 //! in quick mode, and bad input. Timings are never asserted (the machine is
 //! shared and noisy), only that each figure is there, positive and finite.
 
+use chapter_01::cli_check::json_of;
 use std::process::{Command, Output};
 
 fn chapter_02(args: &[&str]) -> Output {
@@ -9,15 +10,6 @@ fn chapter_02(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the binary runs")
-}
-
-fn json_of(output: &Output) -> serde_json::Value {
-    assert!(
-        output.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("stdout is exactly one JSON object")
 }
 
 fn positive(json: &serde_json::Value, key: &str) -> f64 {

@@ -1,5 +1,6 @@
 //! The `chapter-03` binary as a reader runs it.
 
+use chapter_01::cli_check::json_of;
 use std::process::{Command, Output};
 
 fn chapter_03(args: &[&str]) -> Output {
@@ -7,15 +8,6 @@ fn chapter_03(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the binary runs")
-}
-
-fn json_of(output: &Output) -> serde_json::Value {
-    assert!(
-        output.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("stdout is exactly one JSON object")
 }
 
 /// The keys every chapter's `c10k` prints.

@@ -3,6 +3,7 @@
 // Real sockets and processes: Miri runs the library's tests only.
 #![cfg(not(miri))]
 
+use chapter_01::cli_check::json_of;
 use std::process::{Command, Output};
 
 fn chapter_06(args: &[&str]) -> Output {
@@ -10,15 +11,6 @@ fn chapter_06(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the binary runs")
-}
-
-fn json_of(output: &Output) -> serde_json::Value {
-    assert!(
-        output.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("stdout is exactly one JSON object")
 }
 
 #[test]

@@ -4,6 +4,7 @@
 #![cfg(not(miri))]
 #![cfg(not(loom))]
 
+use chapter_01::cli_check::json_of;
 use std::process::{Command, Output};
 
 fn chapter_07(args: &[&str]) -> Output {
@@ -11,15 +12,6 @@ fn chapter_07(args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("the binary runs")
-}
-
-fn json_of(output: &Output) -> serde_json::Value {
-    assert!(
-        output.status.success(),
-        "stderr: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("stdout is exactly one JSON object")
 }
 
 #[test]

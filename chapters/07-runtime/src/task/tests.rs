@@ -122,13 +122,33 @@ impl Drop for DropToken {
 /// Where a waiting future leaves its waker.
 pub(crate) type Slot = std::sync::Arc<Mutex<Option<Waker>>>;
 
-/// A future that is `Pending` until woken `wakes_needed` times through the
+/// A future that is `Pending` until woken `ready_after` times through the
 /// waker it leaves in `slot`.
 pub(crate) struct WaitForWakes {
-    pub(crate) slot: Slot,
-    pub(crate) polls: usize,
-    pub(crate) ready_after: usize,
-    pub(crate) _token: Option<DropToken>,
+    slot: Slot,
+    polls: usize,
+    ready_after: usize,
+    _token: Option<DropToken>,
+}
+
+impl WaitForWakes {
+    /// Ready at the poll after `ready_after` wakes.
+    pub(crate) fn new(slot: &Slot, ready_after: usize) -> WaitForWakes {
+        WaitForWakes {
+            slot: Slot::clone(slot),
+            polls: 0,
+            ready_after,
+            _token: None,
+        }
+    }
+
+    /// Never ready; `token` counts the future's drop.
+    pub(crate) fn forever(slot: &Slot, token: DropToken) -> WaitForWakes {
+        WaitForWakes {
+            _token: Some(token),
+            ..WaitForWakes::new(slot, usize::MAX)
+        }
+    }
 }
 
 impl Future for WaitForWakes {
@@ -192,12 +212,7 @@ mod unit {
     fn a_waiting_join_handle_is_woken_when_the_task_completes() {
         let sched = ToyScheduler::new();
         let slot: Slot = Default::default();
-        let mut join = sched.spawn(WaitForWakes {
-            slot: std::sync::Arc::clone(&slot),
-            polls: 0,
-            ready_after: 1,
-            _token: None,
-        });
+        let mut join = sched.spawn(WaitForWakes::new(&slot, 1));
         sched.drain();
         let (waker, woken) = counting_waker();
         assert!(poll_join(&mut join, &waker).is_pending());
@@ -218,12 +233,7 @@ mod unit {
     fn a_join_handle_moved_to_another_waker_wakes_the_new_one() {
         let sched = ToyScheduler::new();
         let slot: Slot = Default::default();
-        let mut join = sched.spawn(WaitForWakes {
-            slot: std::sync::Arc::clone(&slot),
-            polls: 0,
-            ready_after: 1,
-            _token: None,
-        });
+        let mut join = sched.spawn(WaitForWakes::new(&slot, 1));
         sched.drain();
         let (first, first_woken) = counting_waker();
         let (second, second_woken) = counting_waker();
@@ -285,12 +295,7 @@ mod unit {
         let sched = ToyScheduler::new();
         let drops = DropCounter::default();
         let slot: Slot = Default::default();
-        let mut join = sched.spawn(WaitForWakes {
-            slot: std::sync::Arc::clone(&slot),
-            polls: 0,
-            ready_after: usize::MAX,
-            _token: Some(drops.token()),
-        });
+        let mut join = sched.spawn(WaitForWakes::forever(&slot, drops.token()));
         sched.drain();
         assert_eq!(sched.queued(), 0);
         join.abort();
@@ -366,12 +371,7 @@ mod unit {
         for i in 0..20 {
             let slot: Slot = Default::default();
             slots.push(slot.clone());
-            joins.push(sched.spawn(WaitForWakes {
-                slot,
-                polls: 0,
-                ready_after: usize::MAX,
-                _token: Some(drops.token()),
-            }));
+            joins.push(sched.spawn(WaitForWakes::forever(&slot, drops.token())));
             // Half of them are polled once (waiting), half still queued.
             if i % 2 == 0 {
                 sched.tick();
@@ -439,12 +439,7 @@ mod unit {
     fn wakers_keep_the_task_memory_alive_after_completion() {
         let sched = ToyScheduler::new();
         let slot: Slot = Default::default();
-        let join = sched.spawn(WaitForWakes {
-            slot: slot.clone(),
-            polls: 0,
-            ready_after: 1,
-            _token: None,
-        });
+        let join = sched.spawn(WaitForWakes::new(&slot, 1));
         drop(join);
         sched.drain();
         let waker = slot.lock().take().unwrap();
@@ -471,12 +466,7 @@ mod loom_task {
         loom::model(|| {
             let sched = ToyScheduler::new();
             let slot: Slot = Default::default();
-            let mut join = sched.spawn(WaitForWakes {
-                slot: slot.clone(),
-                polls: 0,
-                ready_after: 1,
-                _token: None,
-            });
+            let mut join = sched.spawn(WaitForWakes::new(&slot, 1));
             let sched2 = sched.clone();
             let worker = thread::spawn(move || sched2.drain());
             let waker = loop {
@@ -505,12 +495,7 @@ mod loom_task {
         loom::model(|| {
             let sched = ToyScheduler::new();
             let slot: Slot = Default::default();
-            let join = sched.spawn(WaitForWakes {
-                slot: slot.clone(),
-                polls: 0,
-                ready_after: 1,
-                _token: None,
-            });
+            let join = sched.spawn(WaitForWakes::new(&slot, 1));
             drop(join);
             sched.drain();
             let waker = slot.lock().take().unwrap();
@@ -556,12 +541,7 @@ mod loom_task {
             let sched = ToyScheduler::new();
             let drops = DropCounter::default();
             let slot: Slot = Default::default();
-            let mut join = sched.spawn(WaitForWakes {
-                slot,
-                polls: 0,
-                ready_after: usize::MAX,
-                _token: Some(drops.token()),
-            });
+            let mut join = sched.spawn(WaitForWakes::forever(&slot, drops.token()));
             let sched2 = sched.clone();
             let worker = thread::spawn(move || sched2.drain());
             join.abort();
