@@ -20,15 +20,13 @@
 //! Unsafe code lives in `task/` (the allocation, the harness, the waker
 //! vtable) and `scheduler/queue.rs` (the ring buffer), every block with a
 //! `// SAFETY:` comment; those files are checked by Miri (`cargo +nightly
-//! miri test -p chapter-07 --lib`) and their races by loom (`RUSTFLAGS="--cfg
-//! loom" cargo test -p chapter-07 --release loom`).
+//! miri test -p rt --lib`) and their races by loom (`RUSTFLAGS="--cfg
+//! loom" cargo test -p rt --release loom`).
 //!
 //! Book: Chapter 7.
 
 pub(crate) mod blocking;
 pub(crate) mod driver;
-pub mod echo;
-pub mod experiments;
 pub(crate) mod io;
 pub(crate) mod loom;
 pub mod net;
@@ -37,6 +35,5 @@ pub(crate) mod scheduler;
 pub mod sync;
 pub mod task;
 pub mod time;
-pub mod top;
 
 pub use runtime::{Builder, Handle, LongPoll, Runtime, RuntimeMetrics, spawn};

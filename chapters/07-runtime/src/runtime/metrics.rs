@@ -12,7 +12,6 @@
 use crate::loom::Ordering;
 use crate::scheduler::Handle;
 use crate::scheduler::stats::{POLL_TIME_BUCKETS, bucket_upper_ns};
-use serde_json::{Value, json};
 use std::panic::Location;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -324,38 +323,4 @@ pub struct MetricsSnapshot {
     pub pending_timers: usize,
     /// Long polls reported.
     pub long_polls: u64,
-}
-
-impl MetricsSnapshot {
-    /// The snapshot as one JSON object (counters, plus per-worker arrays).
-    pub fn to_json(&self) -> Value {
-        json!({
-            "alive_tasks": self.alive_tasks,
-            "spawned_tasks": self.spawned_tasks,
-            "global_queue_depth": self.global_queue_depth,
-            "remote_schedules": self.remote_schedules,
-            "blocking_threads": self.blocking_threads,
-            "idle_blocking_threads": self.idle_blocking_threads,
-            "blocking_queue_depth": self.blocking_queue_depth,
-            "registered_sockets": self.registered_sockets,
-            "io_ready_events": self.io_ready_events,
-            "pending_timers": self.pending_timers,
-            "long_polls": self.long_polls,
-            "workers": self.workers.iter().map(|w| json!({
-                "polls": w.polls,
-                "lifo_polls": w.lifo_polls,
-                "steals": w.steals,
-                "steal_operations": w.steal_operations,
-                "overflows": w.overflows,
-                "local_schedules": w.local_schedules,
-                "inject_pulls": w.inject_pulls,
-                "parks": w.parks,
-                "unparks": w.unparks,
-                "local_queue_depth": w.local_queue_depth,
-                "busy_ms": w.busy.as_secs_f64() * 1e3,
-                "mean_poll_ns": w.busy.as_nanos() as f64 / w.polls.max(1) as f64,
-                "budget_forced_yields": w.budget_forced_yields,
-            })).collect::<Vec<_>>(),
-        })
-    }
 }

@@ -17,6 +17,51 @@ pub(crate) mod level;
 mod sleep;
 pub(crate) mod wheel;
 
+/// The timing wheel on its own, for the chapter's wheel-against-heap
+/// benchmark: public only with the `internals` feature, and not part of the
+/// runtime's API.
+#[cfg(feature = "internals")]
+pub mod internals {
+    use std::task::Waker;
+
+    /// A handle on one timer in the [`Wheel`].
+    #[derive(Debug, Clone, Copy)]
+    pub struct TimerKey(super::wheel::TimerKey);
+
+    /// The runtime's hierarchical timing wheel, driven by hand: deadlines
+    /// and "now" are milliseconds on the caller's clock.
+    #[derive(Default)]
+    pub struct Wheel(super::wheel::Wheel);
+
+    impl Wheel {
+        /// An empty wheel at time 0.
+        pub fn new() -> Wheel {
+            Wheel(super::wheel::Wheel::new())
+        }
+
+        /// Adds a timer due at millisecond `deadline`; `None` if that has
+        /// passed already.
+        pub fn insert(&mut self, deadline: u64, waker: Waker) -> Option<TimerKey> {
+            self.0.insert(deadline, waker).map(TimerKey)
+        }
+
+        /// Cancels a timer.
+        pub fn remove(&mut self, key: TimerKey) {
+            self.0.remove(key.0);
+        }
+
+        /// Timers not yet fired.
+        pub fn pending(&self) -> usize {
+            self.0.pending()
+        }
+
+        /// Moves time to `now`, pushing the wakers of every timer due.
+        pub fn advance(&mut self, now: u64, fired: &mut Vec<Waker>) {
+            self.0.advance(now, fired);
+        }
+    }
+}
+
 pub use sleep::{
     Elapsed, Interval, Sleep, Timeout, interval, interval_at, sleep, sleep_until, timeout,
 };

@@ -89,7 +89,7 @@ pub fn compare(console: &Console, quick: bool) -> Value {
         "pending", "wheel ns/op", "heap ns/op", "wheel fire", "heap fire"
     ));
     let round1 = |x: f64| (x * 10.0).round() / 10.0;
-    let series: Vec<Value> = rt::experiments::timer_ops(sizes, ops, rounds)
+    let series: Vec<Value> = chapter_07::experiments::timer_ops(sizes, ops, rounds)
         .into_iter()
         .map(|row| {
             console.say(format!(

@@ -16,8 +16,8 @@
 //!
 //! Book: Chapter 7, "Seeing inside the runtime".
 
-use crate::runtime::{Builder, LongPoll, MetricsSnapshot, Runtime};
-use crate::time;
+use rt::runtime::{Builder, LongPoll, MetricsSnapshot, Runtime};
+use rt::time;
 use std::collections::HashMap;
 use std::io::{self, IsTerminal, Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -71,7 +71,7 @@ fn start_workload(rt: &Runtime, workload: Workload, stop: &Arc<AtomicBool>) {
                 rt.spawn(async move {
                     while running(&stop) {
                         spin(20);
-                        crate::task::yield_now().await;
+                        rt::task::yield_now().await;
                     }
                 });
             }
@@ -90,7 +90,7 @@ fn start_workload(rt: &Runtime, workload: Workload, stop: &Arc<AtomicBool>) {
             let stop = stop.clone();
             rt.spawn(async move {
                 while running(&stop) {
-                    let burst: Vec<_> = (0..64).map(|_| crate::spawn(async { spin(50) })).collect();
+                    let burst: Vec<_> = (0..64).map(|_| rt::spawn(async { spin(50) })).collect();
                     for task in burst {
                         let _ = task.await;
                     }
@@ -273,7 +273,7 @@ fn render(
     frame: u64,
     before: &MetricsSnapshot,
     now: &MetricsSnapshot,
-    tasks: &[crate::runtime::TaskPolls],
+    tasks: &[rt::runtime::TaskPolls],
     previous_tasks: &HashMap<u64, u64>,
     reports: &[LongPoll],
     on_terminal: bool,
@@ -331,7 +331,7 @@ fn render(
             current
         );
     }
-    let mut busiest: Vec<(u64, u64, &crate::runtime::TaskPolls)> = tasks
+    let mut busiest: Vec<(u64, u64, &rt::runtime::TaskPolls)> = tasks
         .iter()
         .map(|t| {
             (

@@ -41,7 +41,7 @@ impl Server {
 /// Runs a server until killed, printing `listening on ADDR`.
 pub fn serve(server: Server, addr: SocketAddr) -> io::Result<()> {
     match server {
-        Server::Ours => rt::echo::run(addr, None),
+        Server::Ours => chapter_07::echo::run(addr, None),
         Server::Tokio => tokio_echo::run(addr),
     }
 }
@@ -56,7 +56,7 @@ mod tokio_echo {
     use tokio::net::{TcpListener, TcpStream};
 
     async fn echo(mut stream: TcpStream) -> io::Result<u64> {
-        let mut buf = [0u8; rt::echo::BUFFER_BYTES];
+        let mut buf = [0u8; chapter_07::echo::BUFFER_BYTES];
         let mut total = 0;
         loop {
             let n = stream.read(&mut buf).await?;

@@ -5,9 +5,9 @@
 //! The comparison against Tokio and async-executor needs those crates, which
 //! are dev-dependencies only, so it lives in `examples/compare/`.
 
-use crate::runtime::{Builder, Runtime};
-use crate::sync::oneshot;
-use crate::task::JoinHandle;
+use rt::runtime::{Builder, Runtime};
+use rt::sync::oneshot;
+use rt::task::JoinHandle;
 use chapter_01::console::{Console, Report, group_thousands, human_duration_ns};
 use chapter_01::experiments::add_machine;
 use chapter_01::machine::Machine;
@@ -56,7 +56,7 @@ fn node(depth: u32, fanout: u32) -> Pin<Box<dyn Future<Output = u64> + Send>> {
             return work(1_000);
         }
         let children: Vec<JoinHandle<u64>> = (0..fanout)
-            .map(|_| crate::spawn(node(depth - 1, fanout)))
+            .map(|_| rt::spawn(node(depth - 1, fanout)))
             .collect();
         let mut sum = 0u64;
         for child in children {
@@ -167,12 +167,12 @@ impl LifoWorkload {
                     if n == 0 {
                         let _ = done.send(());
                     } else {
-                        drop(crate::spawn(async move { link(n - 1, done) }));
+                        drop(rt::spawn(async move { link(n - 1, done) }));
                     }
                 }
                 let (tx, rx) = oneshot::channel();
                 rt.block_on(async move {
-                    drop(crate::spawn(async move { link(1_000, tx) }));
+                    drop(rt::spawn(async move { link(1_000, tx) }));
                     rx.await.expect("the chain completes");
                 });
             }
@@ -181,7 +181,7 @@ impl LifoWorkload {
                     for _ in 0..1_000 {
                         let (ping_tx, ping_rx) = oneshot::channel::<()>();
                         let (pong_tx, pong_rx) = oneshot::channel::<()>();
-                        drop(crate::spawn(async move {
+                        drop(rt::spawn(async move {
                             ping_rx.await.expect("ping");
                             let _ = pong_tx.send(());
                         }));
@@ -445,7 +445,7 @@ async fn ticker(duration: Duration) -> Vec<Duration> {
     let mut lateness = Vec::new();
     while start.elapsed() < duration {
         next += Duration::from_millis(1);
-        crate::time::sleep_until(next).await;
+        rt::time::sleep_until(next).await;
         let now = Instant::now();
         lateness.push(now.saturating_duration_since(next));
         if now > next {
@@ -504,11 +504,11 @@ fn add_lateness(
 /// A connected pair: a std socket for the peer thread, one of ours.
 fn socket_pair(
     rt: &Runtime,
-) -> Result<(std::net::TcpStream, crate::net::TcpStream), Box<dyn Error>> {
+) -> Result<(std::net::TcpStream, rt::net::TcpStream), Box<dyn Error>> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     let peer = std::net::TcpStream::connect(listener.local_addr()?)?;
     let (ours, _) = listener.accept()?;
-    let ours = rt.block_on(async { crate::net::TcpStream::from_std(ours) })?;
+    let ours = rt.block_on(async { rt::net::TcpStream::from_std(ours) })?;
     Ok((peer, ours))
 }
 
@@ -607,11 +607,11 @@ pub fn blocking(console: &Console, duration: Duration) -> Outcome {
                     // The anti-pattern: the worker thread itself sleeps.
                     std::thread::sleep(STALL);
                 } else {
-                    crate::task::spawn_blocking(move || std::thread::sleep(STALL))
+                    rt::task::spawn_blocking(move || std::thread::sleep(STALL))
                         .await
                         .expect("the blocking job completes");
                 }
-                crate::time::sleep(EVERY - STALL).await;
+                rt::time::sleep(EVERY - STALL).await;
             }
         });
         let lateness = rt.block_on(rt.spawn(ticker(duration)))?;
@@ -653,7 +653,7 @@ fn deadline_ms(i: u64) -> u64 {
 }
 
 fn wheel_ops(pending: usize, ops: usize) -> f64 {
-    use crate::time::wheel::Wheel;
+    use rt::time::internals::Wheel;
     let mut wheel = Wheel::new();
     let waker = std::task::Waker::noop();
     let mut keys: std::collections::VecDeque<_> = (0..pending as u64)
@@ -704,7 +704,7 @@ fn heap_ops(pending: usize, ops: usize) -> f64 {
 /// Inserts `pending` timers, then moves time forward a millisecond at a
 /// time until all have fired; nanoseconds per timer (insert and fire).
 fn wheel_fire(pending: usize) -> f64 {
-    use crate::time::wheel::Wheel;
+    use rt::time::internals::Wheel;
     let mut wheel = Wheel::new();
     let waker = std::task::Waker::noop();
     let mut fired = Vec::with_capacity(1024);
@@ -842,8 +842,8 @@ pub fn echo_under_load(console: &Console, connections: usize, duration: Duration
     let listener = chapter_03::server::listener(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))?;
     let addr = listener.local_addr()?;
     rt.block_on(async {
-        let listener = crate::net::TcpListener::from_std(listener)?;
-        drop(crate::spawn(crate::echo::serve(listener)));
+        let listener = rt::net::TcpListener::from_std(listener)?;
+        drop(rt::spawn(crate::echo::serve(listener)));
         Ok::<_, std::io::Error>(())
     })?;
     let metrics = rt.metrics();

@@ -7,7 +7,7 @@
 use chapter_01::console::{self, Console};
 use chapter_03::experiments::{self as ch03, LoadArgs};
 use clap::{Parser, Subcommand};
-use rt::experiments;
+use chapter_07::experiments;
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -164,7 +164,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
     let report = match cli.command {
         None => experiments::demo(&console, quick)?,
         Some(Command::Serve { addr, workers }) => {
-            return Ok(rt::echo::run(addr, workers.map(usize::from))?);
+            return Ok(chapter_07::echo::run(addr, workers.map(usize::from))?);
         }
         Some(Command::C10k { load }) => {
             let config = load.config(if quick { 500 } else { 10_000 }, if quick { 1 } else { 5 });
@@ -194,12 +194,12 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             interval_ms,
         }) => {
             let workload = match workload {
-                TopWorkload::Balanced => rt::top::Workload::Balanced,
-                TopWorkload::Skewed => rt::top::Workload::Skewed,
-                TopWorkload::Timers => rt::top::Workload::Timers,
-                TopWorkload::Blocking => rt::top::Workload::Blocking,
+                TopWorkload::Balanced => chapter_07::top::Workload::Balanced,
+                TopWorkload::Skewed => chapter_07::top::Workload::Skewed,
+                TopWorkload::Timers => chapter_07::top::Workload::Timers,
+                TopWorkload::Blocking => chapter_07::top::Workload::Blocking,
             };
-            rt::top::run(
+            chapter_07::top::run(
                 workload,
                 workers.map_or_else(default_workers, usize::from),
                 duration.map(|s| Duration::from_secs(u64::from(s))),

@@ -9,9 +9,9 @@
 //!
 //! Book: Chapter 7, "The I/O driver".
 
-use crate::net::{TcpListener, TcpStream};
-use crate::runtime::Builder;
-use crate::time;
+use rt::net::{TcpListener, TcpStream};
+use rt::runtime::Builder;
+use rt::time;
 use futures::io::{AsyncReadExt, AsyncWriteExt};
 use std::io;
 use std::net::SocketAddr;
@@ -44,7 +44,7 @@ pub async fn serve(listener: TcpListener) -> io::Result<()> {
     loop {
         match listener.accept().await {
             Ok((stream, _)) => {
-                crate::spawn(async move {
+                rt::spawn(async move {
                     let _ = echo(stream).await; // one failed connection is not the server's
                 });
             }
@@ -73,7 +73,7 @@ pub fn run(addr: SocketAddr, workers: Option<usize>) -> io::Result<()> {
         let listener = TcpListener::from_std(listener)?;
         chapter_03::server::announce(listener.local_addr()?)?;
         // On a worker, not on the block_on thread: accepting is work too.
-        crate::spawn(serve(listener))
+        rt::spawn(serve(listener))
             .await
             .map_err(io::Error::other)?
     })

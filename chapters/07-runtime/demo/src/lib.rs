@@ -1,0 +1,56 @@
+//! # Chapter 7's demos, beside the runtime
+//!
+//! The runtime is the package `rt` (one directory up). This package holds
+//! what the chapter *shows* with it, so that a program depending on `rt`
+//! compiles none of it:
+//!
+//! * [`experiments`]: the chapter's experiments, as `cargo run -p
+//!   chapter-07` runs them (a burst of spawns, the LIFO slot, the inject
+//!   queue's interval, the budget, timers, the blocking pool);
+//! * [`top`]: a live view of the workers, drawn from `Runtime::metrics`;
+//! * [`echo`]: the echo server that Chapter 3's load generator drives;
+//! * [`metrics_json`]: a metrics snapshot as one JSON object, for `--json`.
+//!
+//! The comparisons against Tokio and async-executor need those crates, which
+//! are dev-dependencies only, so they live in `examples/compare/`.
+//!
+//! Book: Chapter 7.
+
+pub mod echo;
+pub mod experiments;
+pub mod top;
+
+use rt::runtime::MetricsSnapshot;
+use serde_json::{Value, json};
+
+/// A metrics snapshot as one JSON object (counters, plus per-worker arrays).
+pub fn metrics_json(snapshot: &MetricsSnapshot) -> Value {
+    json!({
+        "alive_tasks": snapshot.alive_tasks,
+        "spawned_tasks": snapshot.spawned_tasks,
+        "global_queue_depth": snapshot.global_queue_depth,
+        "remote_schedules": snapshot.remote_schedules,
+        "blocking_threads": snapshot.blocking_threads,
+        "idle_blocking_threads": snapshot.idle_blocking_threads,
+        "blocking_queue_depth": snapshot.blocking_queue_depth,
+        "registered_sockets": snapshot.registered_sockets,
+        "io_ready_events": snapshot.io_ready_events,
+        "pending_timers": snapshot.pending_timers,
+        "long_polls": snapshot.long_polls,
+        "workers": snapshot.workers.iter().map(|w| json!({
+            "polls": w.polls,
+            "lifo_polls": w.lifo_polls,
+            "steals": w.steals,
+            "steal_operations": w.steal_operations,
+            "overflows": w.overflows,
+            "local_schedules": w.local_schedules,
+            "inject_pulls": w.inject_pulls,
+            "parks": w.parks,
+            "unparks": w.unparks,
+            "local_queue_depth": w.local_queue_depth,
+            "busy_ms": w.busy.as_secs_f64() * 1e3,
+            "mean_poll_ns": w.busy.as_nanos() as f64 / w.polls.max(1) as f64,
+            "budget_forced_yields": w.budget_forced_yields,
+        })).collect::<Vec<_>>(),
+    })
+}
