@@ -1,0 +1,173 @@
+//! The behaviour suite: what Tokio documents, checked against whichever
+//! runtime the entry file names `crate::rt` (Tokio in behaviour_tokio.rs,
+//! ours in behaviour_rt.rs). Every file starts with `use crate::rt;`, so a
+//! bare `rt::` never reaches our crate in the Tokio build.
+//!
+//! Every test runs its body on a thread of its own under [`limit`], so that
+//! a runtime that hangs fails the test instead of the whole run.
+
+#![allow(clippy::undocumented_unsafe_blocks)]
+
+pub mod blocking;
+pub mod channels;
+pub mod net;
+pub mod regressions;
+pub mod runtime;
+pub mod task;
+pub mod time;
+
+use std::any::Any;
+use std::cell::RefCell;
+use std::panic::Location;
+use std::sync::Once;
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How long any test may take before it counts as hung.
+pub const LIMIT: Duration = Duration::from_secs(20);
+
+/// Runs `body` on a new thread and waits at most [`LIMIT`] for it; a panic
+/// in the body is re-raised here, a hang is a failure naming `what`.
+pub fn limit<R: Send + 'static>(what: &str, body: impl FnOnce() -> R + Send + 'static) -> R {
+    limit_for(what, LIMIT, body)
+}
+
+/// [`limit`] with a chosen limit.
+pub fn limit_for<R: Send + 'static>(
+    what: &str,
+    limit: Duration,
+    body: impl FnOnce() -> R + Send + 'static,
+) -> R {
+    let (tx, rx) = mpsc::channel();
+    let thread = std::thread::Builder::new()
+        .name(format!("behaviour: {what}"))
+        .spawn(move || {
+            let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body));
+            let _ = tx.send(result);
+        })
+        .expect("start the test thread");
+    match rx.recv_timeout(limit) {
+        Ok(Ok(value)) => {
+            let _ = thread.join();
+            value
+        }
+        Ok(Err(payload)) => std::panic::resume_unwind(payload),
+        // The thread is left behind: it is stuck in the runtime under test.
+        Err(_) => panic!("HANG: {what} did not finish within {limit:?}"),
+    }
+}
+
+/// A panic payload's message, if it is a string.
+pub fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&'static str>() {
+        s.to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "<non-string panic payload>".to_string()
+    }
+}
+
+thread_local! {
+    /// Where the last panic on this thread was raised, recorded by the hook.
+    static LAST_PANIC: RefCell<Option<(String, u32, String)>> = const { RefCell::new(None) };
+}
+
+/// Installs (once per process) a panic hook that records each panic's
+/// location and message in a thread-local, then prints as usual.
+fn install_hook() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            let location = info
+                .location()
+                .map(|l| (l.file().to_string(), l.line()))
+                .unwrap_or_default();
+            let message = panic_message(info.payload());
+            LAST_PANIC.with(|last| *last.borrow_mut() = Some((location.0, location.1, message)));
+            previous(info);
+        }));
+    });
+}
+
+/// A caught panic: its message and where it was raised.
+#[derive(Debug)]
+pub struct Caught {
+    pub message: String,
+    pub file: String,
+    pub line: u32,
+}
+
+/// Runs `f`, which must panic on this thread; returns the panic's message
+/// and location.
+#[track_caller]
+pub fn expect_panic<R>(what: &str, f: impl FnOnce() -> R) -> Caught {
+    install_hook();
+    LAST_PANIC.with(|last| *last.borrow_mut() = None);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)) {
+        Ok(_) => panic!("{what}: expected a panic, but it returned normally"),
+        Err(payload) => {
+            let (file, line, _) = LAST_PANIC
+                .with(|last| last.borrow_mut().take())
+                .unwrap_or_default();
+            Caught {
+                message: panic_message(&*payload),
+                file,
+                line,
+            }
+        }
+    }
+}
+
+/// This file's name as `Location` reports it, to compare with a panic's.
+#[track_caller]
+pub fn here() -> &'static Location<'static> {
+    Location::caller()
+}
+
+/// True if `message` says the runtime is shutting down (Tokio: "A Tokio 1.x
+/// context was found, but it is being shutdown.").
+pub fn mentions_shutdown(message: &str) -> bool {
+    let m = message.to_lowercase();
+    m.contains("shutdown") || m.contains("shut down") || m.contains("shutting down")
+}
+
+/// A waker that counts its live clones through an `Arc`'s strong count.
+pub mod counting_waker {
+    use std::sync::Arc;
+    use std::task::{Wake, Waker};
+
+    pub struct Counter;
+
+    impl Wake for Counter {
+        fn wake(self: Arc<Self>) {}
+    }
+
+    /// A waker and the `Arc` whose strong count is 1 + the live wakers.
+    pub fn new() -> (Waker, Arc<Counter>) {
+        let counter = Arc::new(Counter);
+        (Waker::from(counter.clone()), counter)
+    }
+}
+
+/// Sets SO_LINGER to 0 on a std socket, so that closing it sends a reset.
+pub fn set_linger_zero(stream: &std::net::TcpStream) {
+    use std::os::fd::AsRawFd;
+    let linger = libc::linger {
+        l_onoff: 1,
+        l_linger: 0,
+    };
+    // SAFETY: the descriptor is an open socket owned by `stream`, and the
+    // option value is a `linger` of the size passed.
+    let r = unsafe {
+        libc::setsockopt(
+            stream.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_LINGER,
+            (&raw const linger).cast(),
+            std::mem::size_of::<libc::linger>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(r, 0, "setsockopt(SO_LINGER)");
+}

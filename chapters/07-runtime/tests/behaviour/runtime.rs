@@ -1,0 +1,225 @@
+//! `Runtime` and `Handle`: block_on, enter, current/try_current, spawning
+//! from a handle, what dropping the runtime does to pending tasks, metrics.
+
+use super::limit;
+use crate::{rt, shim};
+use rt::runtime::Handle;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+struct SetOnDrop(Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn block_on_returns_the_future_output() {
+    limit("block_on", || {
+        let runtime = shim::runtime();
+        assert_eq!(runtime.block_on(async { 1 + 1 }), 2);
+    });
+}
+
+#[test]
+fn block_on_can_be_called_again_after_it_returns() {
+    limit("block_on twice", || {
+        let runtime = shim::runtime();
+        assert_eq!(runtime.block_on(async { 1 }), 1);
+        assert_eq!(runtime.block_on(async { 2 }), 2);
+    });
+}
+
+#[test]
+fn handle_current_inside_block_on_is_this_runtime() {
+    limit("Handle::current in block_on", || {
+        let runtime = shim::runtime();
+        let v = runtime.block_on(async {
+            let handle = Handle::current();
+            handle.spawn(async { 7 }).await.unwrap()
+        });
+        assert_eq!(v, 7);
+    });
+}
+
+#[test]
+fn try_current_is_none_outside_and_some_inside() {
+    limit("try_current", || {
+        assert!(!shim::in_runtime_context());
+        let runtime = shim::runtime();
+        assert!(!shim::in_runtime_context(), "building a runtime does not enter it");
+        assert!(runtime.block_on(async { shim::in_runtime_context() }));
+        assert!(runtime.block_on(async { rt::spawn(async { shim::in_runtime_context() }).await }).unwrap());
+        assert!(!shim::in_runtime_context(), "block_on leaves the context when it returns");
+    });
+}
+
+#[test]
+fn enter_makes_spawn_work_on_a_plain_thread_until_the_guard_drops() {
+    limit("enter", || {
+        let runtime = shim::runtime();
+        let handle = {
+            let _guard = runtime.handle().enter();
+            assert!(shim::in_runtime_context());
+            rt::spawn(async { 11 })
+        };
+        assert!(!shim::in_runtime_context());
+        assert_eq!(runtime.block_on(handle).unwrap(), 11);
+    });
+}
+
+#[test]
+fn nested_enter_guards_dropped_in_order_restore_the_outer_runtime() {
+    limit("nested enter", || {
+        let a = shim::runtime();
+        let b = shim::runtime();
+        let ga = a.handle().enter();
+        {
+            let _gb = b.handle().enter();
+            assert!(shim::in_runtime_context());
+        }
+        assert!(shim::in_runtime_context(), "dropping the inner guard left no runtime");
+        drop(ga);
+        assert!(!shim::in_runtime_context());
+    });
+}
+
+#[test]
+fn handle_spawn_works_from_a_plain_thread() {
+    limit("Handle::spawn from a thread", || {
+        let runtime = shim::runtime();
+        let handle = runtime.handle().clone();
+        let join = std::thread::spawn(move || handle.spawn(async { 5 })).join().unwrap();
+        assert_eq!(runtime.block_on(join).unwrap(), 5);
+    });
+}
+
+#[test]
+fn handle_block_on_works_from_a_plain_thread() {
+    limit("Handle::block_on from a thread", || {
+        let runtime = shim::runtime();
+        let handle = runtime.handle().clone();
+        let v = std::thread::spawn(move || {
+            handle.block_on(async {
+                rt::time::sleep(Duration::from_millis(5)).await;
+                rt::spawn(async { 8 }).await.unwrap()
+            })
+        })
+        .join()
+        .unwrap();
+        assert_eq!(v, 8);
+    });
+}
+
+#[test]
+fn runtime_spawn_runs_without_block_on() {
+    limit("Runtime::spawn", || {
+        let runtime = shim::runtime();
+        let (tx, rx) = std::sync::mpsc::channel();
+        runtime.spawn(async move { tx.send(3).unwrap() });
+        assert_eq!(rx.recv_timeout(Duration::from_secs(5)), Ok(3));
+    });
+}
+
+#[test]
+fn dropping_the_runtime_drops_pending_task_futures() {
+    limit("drop cancels tasks", || {
+        let runtime = shim::runtime();
+        let flags: Vec<Arc<AtomicBool>> = (0..10).map(|_| Arc::new(AtomicBool::new(false))).collect();
+        let mut handles = Vec::new();
+        for flag in &flags {
+            let guard = SetOnDrop(flag.clone());
+            handles.push(runtime.spawn(async move {
+                let _guard = guard;
+                std::future::pending::<()>().await;
+            }));
+        }
+        // Let the tasks start waiting.
+        std::thread::sleep(Duration::from_millis(20));
+        drop(runtime);
+        for (i, flag) in flags.iter().enumerate() {
+            assert!(flag.load(Ordering::SeqCst), "task {i}'s future was not dropped");
+        }
+        // Their JoinHandles say cancelled.
+        for handle in handles {
+            let err = futures::executor::block_on(handle).unwrap_err();
+            assert!(err.is_cancelled());
+        }
+    });
+}
+
+#[test]
+fn dropping_the_runtime_drops_a_never_polled_task() {
+    limit("drop cancels a queued task", || {
+        let runtime = shim::builder().worker_threads(1).build().unwrap();
+        let dropped = Arc::new(AtomicBool::new(false));
+        let guard = SetOnDrop(dropped.clone());
+        let (block_tx, block_rx) = std::sync::mpsc::channel::<()>();
+        // Occupy the only worker briefly so the next task is still queued.
+        runtime.spawn(async move {
+            let _ = block_rx.recv_timeout(Duration::from_millis(50));
+        });
+        runtime.spawn(async move {
+            let _guard = guard;
+        });
+        drop(block_tx);
+        drop(runtime);
+        assert!(dropped.load(Ordering::SeqCst));
+    });
+}
+
+#[test]
+fn a_task_spawned_through_a_handle_after_shutdown_is_cancelled() {
+    limit("spawn after shutdown", || {
+        let runtime = shim::runtime();
+        let handle = runtime.handle().clone();
+        drop(runtime);
+        let dropped = Arc::new(AtomicBool::new(false));
+        let guard = SetOnDrop(dropped.clone());
+        let join = handle.spawn(async move {
+            let _guard = guard;
+            1
+        });
+        let err = futures::executor::block_on(join).unwrap_err();
+        assert!(err.is_cancelled());
+        assert!(dropped.load(Ordering::SeqCst));
+    });
+}
+
+#[test]
+fn metrics_num_workers_is_the_worker_thread_count() {
+    limit("num_workers", || {
+        let runtime = shim::runtime();
+        assert_eq!(shim::num_workers(&runtime), 2);
+        let one = shim::builder().worker_threads(1).build().unwrap();
+        assert_eq!(shim::num_workers(&one), 1);
+    });
+}
+
+#[test]
+fn metrics_num_alive_tasks_counts_and_returns_to_zero() {
+    limit("num_alive_tasks", || {
+        let runtime = shim::runtime();
+        assert_eq!(shim::num_alive_tasks(&runtime), 0);
+        let (tx, rx) = rt::sync::oneshot::channel::<()>();
+        let counter = Arc::new(AtomicUsize::new(0));
+        let c2 = counter.clone();
+        let task = runtime.spawn(async move {
+            let _ = rx.await;
+            c2.fetch_add(1, Ordering::SeqCst);
+        });
+        assert_eq!(shim::num_alive_tasks(&runtime), 1);
+        tx.send(()).unwrap();
+        runtime.block_on(task).unwrap();
+        // The count may drop just after the JoinHandle sees the output.
+        let start = std::time::Instant::now();
+        while shim::num_alive_tasks(&runtime) != 0 {
+            assert!(start.elapsed() < Duration::from_secs(5), "num_alive_tasks stays above 0");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        assert_eq!(counter.load(Ordering::SeqCst), 1);
+    });
+}
