@@ -45,9 +45,9 @@ mod shim {
         builder().max_blocking_threads(n).build().expect("build a runtime")
     }
 
-    /// `Handle::try_current()` succeeded (Tokio: `Result`, ours: `Option`).
+    /// `Handle::try_current()` succeeded.
     pub fn in_runtime_context() -> bool {
-        rt::runtime::Handle::try_current().is_some()
+        rt::runtime::Handle::try_current().is_ok()
     }
 
     pub async fn read(stream: &mut rt::net::TcpStream, buf: &mut [u8]) -> io::Result<usize> {

@@ -42,7 +42,7 @@ mod shim {
         builder().max_blocking_threads(n).build().expect("build a runtime")
     }
 
-    /// `Handle::try_current()` succeeded (Tokio: `Result`, ours: `Option`).
+    /// `Handle::try_current()` succeeded.
     pub fn in_runtime_context() -> bool {
         rt::runtime::Handle::try_current().is_ok()
     }
