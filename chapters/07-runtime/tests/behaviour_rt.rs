@@ -89,7 +89,11 @@ mod shim {
 #[path = "behaviour/mod.rs"]
 mod behaviour;
 
-// Tests that need an API our runtime does not have yet (listed at the top
-// of the file); uncomment once rt has them.
-// #[path = "behaviour/pending.rs"]
-// mod pending;
+// Tests of Tokio APIs that rt does not have yet; uncomment each pair once
+// rt has the API named at the top of its file.
+// #[path = "behaviour/pending_mpsc.rs"]
+// mod pending_mpsc;
+// #[path = "behaviour/pending_time.rs"]
+// mod pending_time;
+// #[path = "behaviour/pending_net.rs"]
+// mod pending_net;

@@ -13,6 +13,7 @@ pub mod channels;
 pub mod net;
 pub mod regressions;
 pub mod runtime;
+pub mod shutdown;
 pub mod task;
 pub mod time;
 

@@ -146,3 +146,23 @@ fn a_sleep_dropped_before_it_fires_does_not_disturb_others() {
         });
     });
 }
+
+/// Tokio's default `MissedTickBehavior` is `Burst`: ticks missed during a
+/// stall all come at once, each reporting its scheduled instant.
+#[test]
+fn interval_bursts_after_a_stall_by_default() {
+    limit("interval burst", || {
+        let runtime = shim::runtime();
+        runtime.block_on(async {
+            let period = Duration::from_millis(10);
+            let mut interval = rt::time::interval(period);
+            let first = interval.tick().await;
+            std::thread::sleep(period * 5);
+            // Burst: the missed ticks come at once, at their scheduled instants.
+            let second = interval.tick().await;
+            let third = interval.tick().await;
+            assert_eq!(second - first, period);
+            assert_eq!(third - second, period);
+        });
+    });
+}
