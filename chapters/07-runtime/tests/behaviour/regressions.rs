@@ -579,3 +579,60 @@ fn enter_guards_dropped_out_of_order_panic() {
         assert!(caught.message.contains("out of order"), "{caught:?}");
     });
 }
+
+/// Tokio's docs for `sleep`: it "can also panic whenever a timer is created
+/// outside of a Tokio runtime": at creation, not at the first poll, and
+/// (`#[track_caller]`) at the caller's line.
+#[test]
+fn sleep_created_outside_a_runtime_panics_at_the_caller() {
+    limit("sleep outside", || {
+        let line = line!() + 1;
+        let caught = expect_panic("sleep outside", || rt::time::sleep(Duration::from_millis(1)));
+        assert_points_here(&caught, line);
+    });
+}
+
+/// As for `sleep`: `interval` makes its timer at once. (Tokio 1.54 reports
+/// this panic inside tokio/src/time/interval.rs, though `interval` is
+/// `#[track_caller]`, so only the panic is pinned, not its location.)
+#[test]
+fn interval_created_outside_a_runtime_panics() {
+    limit("interval outside", || {
+        expect_panic("interval outside", || rt::time::interval(Duration::from_millis(1)));
+    });
+}
+
+/// As for `sleep`: `timeout` makes its timer at once.
+#[test]
+fn timeout_created_outside_a_runtime_panics_at_the_caller() {
+    limit("timeout outside", || {
+        let line = line!() + 1;
+        let caught = expect_panic("timeout outside", || rt::time::timeout(Duration::from_millis(1), async {}));
+        assert_points_here(&caught, line);
+    });
+}
+
+#[test]
+fn block_on_inside_a_task_panics() {
+    limit("block_on inside a task", || {
+        let runtime = shim::runtime();
+        let handle = runtime.handle().clone();
+        let result = runtime.block_on(async move {
+            rt::spawn(async move { handle.block_on(async { 1 }) }).await
+        });
+        let error = result.expect_err("block_on inside a task did not panic");
+        assert!(error.is_panic());
+    });
+}
+
+#[test]
+fn a_blocking_job_spawned_from_a_plain_thread_through_a_handle_sees_the_runtime() {
+    limit("Handle::spawn_blocking from a thread", || {
+        let runtime = shim::runtime();
+        let handle = runtime.handle().clone();
+        let job = std::thread::spawn(move || handle.spawn_blocking(shim::in_runtime_context))
+            .join()
+            .unwrap();
+        assert!(runtime.block_on(job).unwrap(), "no runtime context inside the blocking job");
+    });
+}

@@ -166,3 +166,36 @@ fn interval_bursts_after_a_stall_by_default() {
         });
     });
 }
+
+#[test]
+fn sleep_reset_to_a_sooner_deadline_fires_then() {
+    limit("sleep reset", || {
+        let runtime = shim::runtime();
+        runtime.block_on(async {
+            let mut sleep = Box::pin(rt::time::sleep(Duration::from_secs(3600)));
+            assert!(!sleep.is_elapsed());
+            // Register the far deadline first, then move it.
+            let r = rt::time::timeout(Duration::from_millis(5), sleep.as_mut()).await;
+            assert!(r.is_err());
+            let deadline = rt::time::Instant::now() + Duration::from_millis(10);
+            sleep.as_mut().reset(deadline);
+            assert_eq!(sleep.deadline(), deadline);
+            rt::time::timeout(PATIENCE, sleep.as_mut())
+                .await
+                .expect("a sleep reset to 10 ms from now did not fire");
+            assert!(sleep.is_elapsed());
+        });
+    });
+}
+
+#[test]
+fn runtime_new_builds_a_working_runtime() {
+    limit("Runtime::new", || {
+        let runtime = rt::runtime::Runtime::new().unwrap();
+        let v = runtime.block_on(async {
+            rt::time::sleep(Duration::from_millis(1)).await;
+            rt::spawn(async { 2 }).await.unwrap()
+        });
+        assert_eq!(v, 2);
+    });
+}
