@@ -42,7 +42,10 @@ mod shim {
 
     /// `max_blocking_threads(n)` on top of [`builder`].
     pub fn runtime_with_blocking_threads(n: usize) -> rt::runtime::Runtime {
-        builder().max_blocking_threads(n).build().expect("build a runtime")
+        builder()
+            .max_blocking_threads(n)
+            .build()
+            .expect("build a runtime")
     }
 
     /// `Handle::try_current()` succeeded.

@@ -54,16 +54,22 @@ fn dropping_a_runtime_with_a_long_poll_threshold_does_not_wait_for_the_threshold
 /// The same right after build, before any task ran.
 #[test]
 fn dropping_a_fresh_runtime_with_a_long_poll_threshold_does_not_wait_for_the_threshold() {
-    limit("drop a fresh runtime with a 10 s long-poll threshold", || {
-        let runtime = builder()
-            .long_poll_threshold(Some(Duration::from_secs(10)))
-            .build()
-            .unwrap();
-        let start = Instant::now();
-        drop(runtime);
-        let took = start.elapsed();
-        assert!(took < Duration::from_secs(2), "dropping the runtime took {took:?}");
-    });
+    limit(
+        "drop a fresh runtime with a 10 s long-poll threshold",
+        || {
+            let runtime = builder()
+                .long_poll_threshold(Some(Duration::from_secs(10)))
+                .build()
+                .unwrap();
+            let start = Instant::now();
+            drop(runtime);
+            let took = start.elapsed();
+            assert!(
+                took < Duration::from_secs(2),
+                "dropping the runtime took {took:?}"
+            );
+        },
+    );
 }
 
 /// A long poll is still reported with the hook (the fix must not turn the

@@ -39,7 +39,10 @@ mod shim {
 
     /// `max_blocking_threads(n)` on top of [`builder`].
     pub fn runtime_with_blocking_threads(n: usize) -> rt::runtime::Runtime {
-        builder().max_blocking_threads(n).build().expect("build a runtime")
+        builder()
+            .max_blocking_threads(n)
+            .build()
+            .expect("build a runtime")
     }
 
     /// `Handle::try_current()` succeeded.
@@ -90,7 +93,7 @@ mod behaviour;
 // them right; behaviour_rt.rs has the same lines commented out.
 #[path = "behaviour/pending_mpsc.rs"]
 mod pending_mpsc;
-#[path = "behaviour/pending_time.rs"]
-mod pending_time;
 #[path = "behaviour/pending_net.rs"]
 mod pending_net;
+#[path = "behaviour/pending_time.rs"]
+mod pending_time;

@@ -10,7 +10,9 @@ use std::time::Duration;
 fn spawn_blocking_returns_the_closure_value() {
     limit("spawn_blocking value", || {
         let runtime = shim::runtime();
-        let v = runtime.block_on(async { rt::task::spawn_blocking(|| 6 * 7).await }).unwrap();
+        let v = runtime
+            .block_on(async { rt::task::spawn_blocking(|| 6 * 7).await })
+            .unwrap();
         assert_eq!(v, 42);
     });
 }
@@ -29,7 +31,9 @@ fn a_panicking_blocking_job_is_a_join_error() {
     limit("spawn_blocking panic", || {
         let runtime = shim::runtime();
         let err = runtime
-            .block_on(async { rt::task::spawn_blocking(|| -> u8 { panic!("blocking boom") }).await })
+            .block_on(async {
+                rt::task::spawn_blocking(|| -> u8 { panic!("blocking boom") }).await
+            })
             .unwrap_err();
         assert!(err.is_panic());
         assert_eq!(super::panic_message(&*err.into_panic()), "blocking boom");
@@ -42,17 +46,27 @@ fn spawn_blocking_runs_on_another_thread() {
         let runtime = shim::runtime();
         let (caller, job) = runtime.block_on(async {
             let caller = std::thread::current().id();
-            let job = rt::task::spawn_blocking(|| std::thread::current().id()).await.unwrap();
+            let job = rt::task::spawn_blocking(|| std::thread::current().id())
+                .await
+                .unwrap();
             (caller, job)
         });
         assert_ne!(caller, job);
-        let worker = runtime.block_on(async { rt::spawn(async {
-            let worker = std::thread::current().id();
-            let job = rt::task::spawn_blocking(|| std::thread::current().id()).await.unwrap();
-            (worker, job)
-        }).await });
+        let worker = runtime.block_on(async {
+            rt::spawn(async {
+                let worker = std::thread::current().id();
+                let job = rt::task::spawn_blocking(|| std::thread::current().id())
+                    .await
+                    .unwrap();
+                (worker, job)
+            })
+            .await
+        });
         let (worker, job) = worker.unwrap();
-        assert_ne!(worker, job, "a blocking job ran on the worker that spawned it");
+        assert_ne!(
+            worker, job,
+            "a blocking job ran on the worker that spawned it"
+        );
     });
 }
 
@@ -61,7 +75,9 @@ fn many_blocking_jobs_all_run_with_one_thread() {
     limit("blocking queue", || {
         let runtime = shim::runtime_with_blocking_threads(1);
         let sum: u32 = runtime.block_on(async {
-            let jobs: Vec<_> = (0..20u32).map(|i| rt::task::spawn_blocking(move || i)).collect();
+            let jobs: Vec<_> = (0..20u32)
+                .map(|i| rt::task::spawn_blocking(move || i))
+                .collect();
             let mut sum = 0;
             for job in jobs {
                 sum += job.await.unwrap();
@@ -86,7 +102,10 @@ fn runtime_drop_waits_for_a_running_blocking_job() {
         });
         started_rx.recv().unwrap();
         drop(runtime);
-        assert!(finished.load(Ordering::SeqCst), "runtime drop returned before the running job ended");
+        assert!(
+            finished.load(Ordering::SeqCst),
+            "runtime drop returned before the running job ended"
+        );
     });
 }
 

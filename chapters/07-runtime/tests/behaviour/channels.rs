@@ -140,8 +140,16 @@ fn mpsc_each_sender_order_is_kept_with_many_senders() {
         });
         assert_eq!(got.len(), 200);
         for s in 0..4 {
-            let mine: Vec<u32> = got.iter().filter(|(x, _)| *x == s).map(|(_, i)| *i).collect();
-            assert_eq!(mine, (0..50).collect::<Vec<_>>(), "sender {s}'s values out of order");
+            let mine: Vec<u32> = got
+                .iter()
+                .filter(|(x, _)| *x == s)
+                .map(|(_, i)| *i)
+                .collect();
+            assert_eq!(
+                mine,
+                (0..50).collect::<Vec<_>>(),
+                "sender {s}'s values out of order"
+            );
         }
     });
 }
@@ -151,7 +159,10 @@ fn mpsc_try_send_on_a_full_channel_is_full() {
     let (tx, mut rx) = mpsc::channel::<u8>(2);
     tx.try_send(1).unwrap();
     tx.try_send(2).unwrap();
-    assert!(matches!(tx.try_send(3), Err(shim::MpscTrySendError::Full(3))));
+    assert!(matches!(
+        tx.try_send(3),
+        Err(shim::MpscTrySendError::Full(3))
+    ));
     assert_eq!(rx.try_recv(), Ok(1));
     tx.try_send(3).unwrap();
 }
@@ -161,7 +172,10 @@ fn mpsc_try_send_after_receiver_drop_is_closed() {
     let (tx, rx) = mpsc::channel::<u8>(2);
     drop(rx);
     assert!(tx.is_closed());
-    assert!(matches!(tx.try_send(1), Err(shim::MpscTrySendError::Closed(1))));
+    assert!(matches!(
+        tx.try_send(1),
+        Err(shim::MpscTrySendError::Closed(1))
+    ));
 }
 
 #[test]
@@ -239,7 +253,11 @@ fn mpsc_dropping_the_receiver_drops_queued_values() {
     tx.try_send(value.clone()).unwrap();
     assert_eq!(Arc::strong_count(&value), 2);
     drop(rx);
-    assert_eq!(Arc::strong_count(&value), 1, "the queued value outlived the receiver");
+    assert_eq!(
+        Arc::strong_count(&value),
+        1,
+        "the queued value outlived the receiver"
+    );
 }
 
 #[test]

@@ -39,7 +39,9 @@ fn echo_round_trip() {
                 while offset_r < got.len() {
                     if offset_w < writer_msg.len() {
                         let end = (offset_w + 4096).min(writer_msg.len());
-                        shim::write_all(&mut client, &writer_msg[offset_w..end]).await.unwrap();
+                        shim::write_all(&mut client, &writer_msg[offset_w..end])
+                            .await
+                            .unwrap();
                         offset_w = end;
                     }
                     let n = shim::read(&mut client, &mut buf).await.unwrap();
@@ -51,7 +53,10 @@ fn echo_round_trip() {
             };
             assert!(read_half_result == message);
             shim::shutdown_write(&mut client).await.unwrap();
-            rt::time::timeout(PATIENCE, server).await.expect("server did not see EOF").unwrap();
+            rt::time::timeout(PATIENCE, server)
+                .await
+                .expect("server did not see EOF")
+                .unwrap();
         });
     });
 }

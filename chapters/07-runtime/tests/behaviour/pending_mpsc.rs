@@ -19,7 +19,10 @@ fn mpsc_sender_closed_resolves_when_the_receiver_drops() {
             rt::time::sleep(Duration::from_millis(10)).await;
             assert!(!waiter.is_finished());
             drop(rx);
-            rt::time::timeout(PATIENCE, waiter).await.expect("closed() not woken").unwrap();
+            rt::time::timeout(PATIENCE, waiter)
+                .await
+                .expect("closed() not woken")
+                .unwrap();
         });
     });
 }

@@ -13,7 +13,10 @@ fn interval_missed_tick_behaviour_defaults_to_burst() {
         let runtime = shim::runtime();
         runtime.block_on(async {
             let interval = rt::time::interval(Duration::from_millis(10));
-            assert_eq!(interval.missed_tick_behavior(), rt::time::MissedTickBehavior::Burst);
+            assert_eq!(
+                interval.missed_tick_behavior(),
+                rt::time::MissedTickBehavior::Burst
+            );
         });
     });
 }

@@ -21,7 +21,10 @@ fn inside_spawn_blocking_try_current_finds_the_runtime() {
         let found = runtime
             .block_on(async { rt::task::spawn_blocking(shim::in_runtime_context).await })
             .expect("the blocking job panicked");
-        assert!(found, "Handle::try_current() inside spawn_blocking found no runtime");
+        assert!(
+            found,
+            "Handle::try_current() inside spawn_blocking found no runtime"
+        );
     });
 }
 
@@ -55,18 +58,24 @@ fn inside_spawn_blocking_a_nested_spawn_blocking_runs() {
 
 #[test]
 fn inside_spawn_blocking_handle_current_block_on_can_sleep() {
-    limit("Handle::current().block_on(sleep) in spawn_blocking", || {
-        let runtime = shim::runtime();
-        let value = runtime
-            .block_on(async { rt::task::spawn_blocking(|| {
-                Handle::current().block_on(async {
-                    rt::time::sleep(Duration::from_millis(10)).await;
-                    5
+    limit(
+        "Handle::current().block_on(sleep) in spawn_blocking",
+        || {
+            let runtime = shim::runtime();
+            let value = runtime
+                .block_on(async {
+                    rt::task::spawn_blocking(|| {
+                        Handle::current().block_on(async {
+                            rt::time::sleep(Duration::from_millis(10)).await;
+                            5
+                        })
+                    })
+                    .await
                 })
-            }).await })
-            .expect("the blocking job panicked");
-        assert_eq!(value, 5);
-    });
+                .expect("the blocking job panicked");
+            assert_eq!(value, 5);
+        },
+    );
 }
 
 #[test]
@@ -109,7 +118,10 @@ fn oneshot_receiver_close_makes_the_await_an_error_while_the_sender_lives() {
             rx.close();
             let result = rt::time::timeout(PATIENCE, rx).await;
             let result = result.expect("after close(), awaiting the receiver still waits");
-            assert!(result.is_err(), "nothing was sent, yet the receiver got a value");
+            assert!(
+                result.is_err(),
+                "nothing was sent, yet the receiver got a value"
+            );
             drop(tx);
         });
     });
@@ -190,7 +202,10 @@ fn mpsc_receiver_close_makes_sends_fail() {
             rx.close();
             assert!(tx.is_closed());
             assert!(matches!(tx.send(2).await, Err(shim::MpscSendError(2))));
-            assert!(matches!(tx.try_send(3), Err(shim::MpscTrySendError::Closed(3))));
+            assert!(matches!(
+                tx.try_send(3),
+                Err(shim::MpscTrySendError::Closed(3))
+            ));
             // The value sent before close() is still delivered.
             assert_eq!(rx.recv().await, Some(1));
         });
@@ -226,7 +241,10 @@ fn mpsc_dropped_receiver_releases_its_waker_while_senders_live() {
         1,
         "the receiver is gone, but the channel still holds its waker"
     );
-    assert!(matches!(tx.try_send(1), Err(shim::MpscTrySendError::Closed(1))));
+    assert!(matches!(
+        tx.try_send(1),
+        Err(shim::MpscTrySendError::Closed(1))
+    ));
 }
 
 #[test]
@@ -238,7 +256,10 @@ fn mpsc_send_fails_after_the_receiver_is_dropped() {
             let tx2 = tx.clone();
             drop(rx);
             assert!(matches!(tx.send(1).await, Err(shim::MpscSendError(1))));
-            assert!(matches!(tx2.try_send(2), Err(shim::MpscTrySendError::Closed(2))));
+            assert!(matches!(
+                tx2.try_send(2),
+                Err(shim::MpscTrySendError::Closed(2))
+            ));
         });
     });
 }
@@ -298,28 +319,31 @@ fn two_tasks_accepting_on_one_listener_each_get_a_connection() {
 
 #[test]
 fn dropping_the_runtime_ends_a_blocking_job_sleeping_through_a_handle() {
-    limit("drop runtime while spawn_blocking sleeps via Handle", || {
-        let runtime = shim::runtime();
-        let (started_tx, started_rx) = std::sync::mpsc::channel();
-        // The handle is cloned here, not taken with Handle::current() in the
-        // job, so that this test does not depend on test 1's fix.
-        let handle = runtime.handle().clone();
-        let job = runtime.spawn_blocking(move || {
-            started_tx.send(()).unwrap();
-            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                handle.block_on(async { rt::time::sleep(Duration::from_secs(3600)).await })
-            }));
-            outcome.map_err(|p| super::panic_message(&*p))
-        });
-        started_rx.recv().unwrap();
-        std::thread::sleep(Duration::from_millis(50));
-        drop(runtime);
-        // Tokio: the timer driver shut down, so the sleep panicked ("timer
-        // error: A Tokio 1.x context was found, but it is being shutdown.").
-        let outcome = futures::executor::block_on(job).expect("the blocking job itself failed");
-        let message = outcome.expect_err("a one-hour sleep completed");
-        assert!(mentions_shutdown(&message), "{message:?}");
-    });
+    limit(
+        "drop runtime while spawn_blocking sleeps via Handle",
+        || {
+            let runtime = shim::runtime();
+            let (started_tx, started_rx) = std::sync::mpsc::channel();
+            // The handle is cloned here, not taken with Handle::current() in the
+            // job, so that this test does not depend on test 1's fix.
+            let handle = runtime.handle().clone();
+            let job = runtime.spawn_blocking(move || {
+                started_tx.send(()).unwrap();
+                let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    handle.block_on(async { rt::time::sleep(Duration::from_secs(3600)).await })
+                }));
+                outcome.map_err(|p| super::panic_message(&*p))
+            });
+            started_rx.recv().unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+            drop(runtime);
+            // Tokio: the timer driver shut down, so the sleep panicked ("timer
+            // error: A Tokio 1.x context was found, but it is being shutdown.").
+            let outcome = futures::executor::block_on(job).expect("the blocking job itself failed");
+            let message = outcome.expect_err("a one-hour sleep completed");
+            assert!(mentions_shutdown(&message), "{message:?}");
+        },
+    );
 }
 
 #[test]
@@ -420,7 +444,8 @@ fn sleep_duration_max_does_not_panic_and_does_not_fire() {
     limit("sleep(Duration::MAX)", || {
         let runtime = shim::runtime();
         runtime.block_on(async {
-            let r = rt::time::timeout(Duration::from_millis(20), rt::time::sleep(Duration::MAX)).await;
+            let r =
+                rt::time::timeout(Duration::from_millis(20), rt::time::sleep(Duration::MAX)).await;
             assert!(r.is_err(), "sleep(Duration::MAX) completed");
         });
     });
@@ -442,10 +467,13 @@ fn sleep_u64_max_seconds_does_not_panic() {
 fn timeout_duration_max_lets_the_future_finish() {
     limit("timeout(Duration::MAX)", || {
         let runtime = shim::runtime();
-        let r = runtime.block_on(async { rt::time::timeout(Duration::MAX, async {
-            rt::time::sleep(Duration::from_millis(10)).await;
-            3
-        }).await });
+        let r = runtime.block_on(async {
+            rt::time::timeout(Duration::MAX, async {
+                rt::time::sleep(Duration::from_millis(10)).await;
+                3
+            })
+            .await
+        });
         assert_eq!(r.ok(), Some(3));
     });
 }
@@ -587,7 +615,9 @@ fn enter_guards_dropped_out_of_order_panic() {
 fn sleep_created_outside_a_runtime_panics_at_the_caller() {
     limit("sleep outside", || {
         let line = line!() + 1;
-        let caught = expect_panic("sleep outside", || rt::time::sleep(Duration::from_millis(1)));
+        let caught = expect_panic("sleep outside", || {
+            rt::time::sleep(Duration::from_millis(1))
+        });
         assert_points_here(&caught, line);
     });
 }
@@ -598,7 +628,9 @@ fn sleep_created_outside_a_runtime_panics_at_the_caller() {
 #[test]
 fn interval_created_outside_a_runtime_panics() {
     limit("interval outside", || {
-        expect_panic("interval outside", || rt::time::interval(Duration::from_millis(1)));
+        expect_panic("interval outside", || {
+            rt::time::interval(Duration::from_millis(1))
+        });
     });
 }
 
@@ -607,7 +639,9 @@ fn interval_created_outside_a_runtime_panics() {
 fn timeout_created_outside_a_runtime_panics_at_the_caller() {
     limit("timeout outside", || {
         let line = line!() + 1;
-        let caught = expect_panic("timeout outside", || rt::time::timeout(Duration::from_millis(1), async {}));
+        let caught = expect_panic("timeout outside", || {
+            rt::time::timeout(Duration::from_millis(1), async {})
+        });
         assert_points_here(&caught, line);
     });
 }
@@ -617,9 +651,8 @@ fn block_on_inside_a_task_panics() {
     limit("block_on inside a task", || {
         let runtime = shim::runtime();
         let handle = runtime.handle().clone();
-        let result = runtime.block_on(async move {
-            rt::spawn(async move { handle.block_on(async { 1 }) }).await
-        });
+        let result = runtime
+            .block_on(async move { rt::spawn(async move { handle.block_on(async { 1 }) }).await });
         let error = result.expect_err("block_on inside a task did not panic");
         assert!(error.is_panic());
     });
@@ -633,6 +666,9 @@ fn a_blocking_job_spawned_from_a_plain_thread_through_a_handle_sees_the_runtime(
         let job = std::thread::spawn(move || handle.spawn_blocking(shim::in_runtime_context))
             .join()
             .unwrap();
-        assert!(runtime.block_on(job).unwrap(), "no runtime context inside the blocking job");
+        assert!(
+            runtime.block_on(job).unwrap(),
+            "no runtime context inside the blocking job"
+        );
     });
 }

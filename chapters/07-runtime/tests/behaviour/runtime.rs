@@ -50,10 +50,20 @@ fn try_current_is_none_outside_and_some_inside() {
     limit("try_current", || {
         assert!(!shim::in_runtime_context());
         let runtime = shim::runtime();
-        assert!(!shim::in_runtime_context(), "building a runtime does not enter it");
+        assert!(
+            !shim::in_runtime_context(),
+            "building a runtime does not enter it"
+        );
         assert!(runtime.block_on(async { shim::in_runtime_context() }));
-        assert!(runtime.block_on(async { rt::spawn(async { shim::in_runtime_context() }).await }).unwrap());
-        assert!(!shim::in_runtime_context(), "block_on leaves the context when it returns");
+        assert!(
+            runtime
+                .block_on(async { rt::spawn(async { shim::in_runtime_context() }).await })
+                .unwrap()
+        );
+        assert!(
+            !shim::in_runtime_context(),
+            "block_on leaves the context when it returns"
+        );
     });
 }
 
@@ -81,7 +91,10 @@ fn nested_enter_guards_dropped_in_order_restore_the_outer_runtime() {
             let _gb = b.handle().enter();
             assert!(shim::in_runtime_context());
         }
-        assert!(shim::in_runtime_context(), "dropping the inner guard left no runtime");
+        assert!(
+            shim::in_runtime_context(),
+            "dropping the inner guard left no runtime"
+        );
         drop(ga);
         assert!(!shim::in_runtime_context());
     });
@@ -92,7 +105,9 @@ fn handle_spawn_works_from_a_plain_thread() {
     limit("Handle::spawn from a thread", || {
         let runtime = shim::runtime();
         let handle = runtime.handle().clone();
-        let join = std::thread::spawn(move || handle.spawn(async { 5 })).join().unwrap();
+        let join = std::thread::spawn(move || handle.spawn(async { 5 }))
+            .join()
+            .unwrap();
         assert_eq!(runtime.block_on(join).unwrap(), 5);
     });
 }
@@ -128,7 +143,8 @@ fn runtime_spawn_runs_without_block_on() {
 fn dropping_the_runtime_drops_pending_task_futures() {
     limit("drop cancels tasks", || {
         let runtime = shim::runtime();
-        let flags: Vec<Arc<AtomicBool>> = (0..10).map(|_| Arc::new(AtomicBool::new(false))).collect();
+        let flags: Vec<Arc<AtomicBool>> =
+            (0..10).map(|_| Arc::new(AtomicBool::new(false))).collect();
         let mut handles = Vec::new();
         for flag in &flags {
             let guard = SetOnDrop(flag.clone());
@@ -141,7 +157,10 @@ fn dropping_the_runtime_drops_pending_task_futures() {
         std::thread::sleep(Duration::from_millis(20));
         drop(runtime);
         for (i, flag) in flags.iter().enumerate() {
-            assert!(flag.load(Ordering::SeqCst), "task {i}'s future was not dropped");
+            assert!(
+                flag.load(Ordering::SeqCst),
+                "task {i}'s future was not dropped"
+            );
         }
         // Their JoinHandles say cancelled.
         for handle in handles {
@@ -217,7 +236,10 @@ fn metrics_num_alive_tasks_counts_and_returns_to_zero() {
         // The count may drop just after the JoinHandle sees the output.
         let start = std::time::Instant::now();
         while shim::num_alive_tasks(&runtime) != 0 {
-            assert!(start.elapsed() < Duration::from_secs(5), "num_alive_tasks stays above 0");
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "num_alive_tasks stays above 0"
+            );
             std::thread::sleep(Duration::from_millis(1));
         }
         assert_eq!(counter.load(Ordering::SeqCst), 1);

@@ -31,7 +31,11 @@ fn shutdown_timeout_cancels_pending_tasks() {
         let runtime = shim::runtime();
         let handle = runtime.spawn(std::future::pending::<()>());
         runtime.shutdown_timeout(Duration::from_secs(1));
-        assert!(futures::executor::block_on(handle).unwrap_err().is_cancelled());
+        assert!(
+            futures::executor::block_on(handle)
+                .unwrap_err()
+                .is_cancelled()
+        );
     });
 }
 
@@ -66,7 +70,11 @@ fn shutdown_background_inside_block_on_does_not_panic() {
         outer.block_on(async move {
             inner.shutdown_background();
         });
-        assert!(futures::executor::block_on(pending).unwrap_err().is_cancelled());
+        assert!(
+            futures::executor::block_on(pending)
+                .unwrap_err()
+                .is_cancelled()
+        );
     });
 }
 

@@ -38,7 +38,12 @@ fn a_panicking_task_gives_a_join_error_with_the_payload() {
         let payload = err.into_panic();
         assert_eq!(super::panic_message(&*payload), "boom in task");
         // The runtime survives the panic.
-        assert_eq!(runtime.block_on(async { rt::spawn(async { 1 }).await }).unwrap(), 1);
+        assert_eq!(
+            runtime
+                .block_on(async { rt::spawn(async { 1 }).await })
+                .unwrap(),
+            1
+        );
     });
 }
 
@@ -55,7 +60,9 @@ fn abort_cancels_a_waiting_task_and_drops_its_future() {
             });
             rt::time::sleep(Duration::from_millis(10)).await;
             handle.abort();
-            rt::time::timeout(PATIENCE, handle).await.expect("abort did not end the task")
+            rt::time::timeout(PATIENCE, handle)
+                .await
+                .expect("abort did not end the task")
         });
         let err = err.unwrap_err();
         assert!(err.is_cancelled());
@@ -110,7 +117,9 @@ fn dropping_a_join_handle_detaches_the_task() {
                 let _ = tx.send(9);
             });
             drop(handle);
-            let v = rt::time::timeout(PATIENCE, rx).await.expect("detached task did not run");
+            let v = rt::time::timeout(PATIENCE, rx)
+                .await
+                .expect("detached task did not run");
             assert_eq!(v.unwrap(), 9);
         });
     });
@@ -161,17 +170,20 @@ fn yield_now_lets_another_task_run() {
         let runtime = shim::builder().worker_threads(1).build().unwrap();
         let flag = Arc::new(AtomicBool::new(false));
         let f2 = flag.clone();
-        let seen = runtime.block_on(async { rt::spawn(async move {
-            rt::spawn(async move { f2.store(true, Ordering::SeqCst) });
-            // One worker: the other task can only run while this one yields.
-            for _ in 0..1000 {
-                if flag.load(Ordering::SeqCst) {
-                    return true;
+        let seen = runtime.block_on(async {
+            rt::spawn(async move {
+                rt::spawn(async move { f2.store(true, Ordering::SeqCst) });
+                // One worker: the other task can only run while this one yields.
+                for _ in 0..1000 {
+                    if flag.load(Ordering::SeqCst) {
+                        return true;
+                    }
+                    rt::task::yield_now().await;
                 }
-                rt::task::yield_now().await;
-            }
-            false
-        }).await });
+                false
+            })
+            .await
+        });
         assert!(seen.unwrap());
     });
 }
@@ -180,7 +192,9 @@ fn yield_now_lets_another_task_run() {
 fn a_task_spawned_from_a_task_runs() {
     limit("nested spawn", || {
         let runtime = shim::runtime();
-        let v = runtime.block_on(async { rt::spawn(async { rt::spawn(async { 3 }).await.unwrap() + 1 }).await });
+        let v = runtime.block_on(async {
+            rt::spawn(async { rt::spawn(async { 3 }).await.unwrap() + 1 }).await
+        });
         assert_eq!(v.unwrap(), 4);
     });
 }

@@ -55,10 +55,13 @@ fn many_sleeps_all_complete() {
 fn timeout_of_a_slower_future_is_elapsed() {
     limit("timeout elapsed", || {
         let runtime = shim::runtime();
-        let r = runtime.block_on(async { rt::time::timeout(
-            Duration::from_millis(10),
-            rt::time::sleep(Duration::from_secs(3600)),
-        ).await });
+        let r = runtime.block_on(async {
+            rt::time::timeout(
+                Duration::from_millis(10),
+                rt::time::sleep(Duration::from_secs(3600)),
+            )
+            .await
+        });
         assert!(r.is_err());
         assert_eq!(r.unwrap_err().to_string(), "deadline has elapsed");
     });
@@ -68,10 +71,13 @@ fn timeout_of_a_slower_future_is_elapsed() {
 fn timeout_of_a_faster_future_is_its_output() {
     limit("timeout ok", || {
         let runtime = shim::runtime();
-        let r = runtime.block_on(async { rt::time::timeout(PATIENCE, async {
-            rt::time::sleep(Duration::from_millis(5)).await;
-            "fast"
-        }).await });
+        let r = runtime.block_on(async {
+            rt::time::timeout(PATIENCE, async {
+                rt::time::sleep(Duration::from_millis(5)).await;
+                "fast"
+            })
+            .await
+        });
         assert_eq!(r.ok(), Some("fast"));
     });
 }
@@ -89,7 +95,9 @@ fn timeout_zero_of_a_ready_future_is_ok() {
 fn timeout_zero_of_a_pending_future_is_elapsed() {
     limit("timeout(0, pending)", || {
         let runtime = shim::runtime();
-        let r = runtime.block_on(async { rt::time::timeout(Duration::ZERO, std::future::pending::<()>()).await });
+        let r = runtime.block_on(async {
+            rt::time::timeout(Duration::ZERO, std::future::pending::<()>()).await
+        });
         assert!(r.is_err());
     });
 }
@@ -140,7 +148,11 @@ fn a_sleep_dropped_before_it_fires_does_not_disturb_others() {
     limit("dropped sleep", || {
         let runtime = shim::runtime();
         runtime.block_on(async {
-            let r = rt::time::timeout(Duration::from_millis(5), rt::time::sleep(Duration::from_secs(60))).await;
+            let r = rt::time::timeout(
+                Duration::from_millis(5),
+                rt::time::sleep(Duration::from_secs(60)),
+            )
+            .await;
             assert!(r.is_err());
             rt::time::sleep(Duration::from_millis(5)).await;
         });
