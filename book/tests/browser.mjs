@@ -22,6 +22,12 @@
 //   listings   no literal `{{#include` or `ANCHOR` text outside the places
 //              allowed in the expectations file, no empty <pre><code> block,
 //              and a copy-to-clipboard button on every code block;
+//   captions   every listing caption (<p class="listing-caption">, which
+//              names the file a listing includes) sits directly above a code
+//              block, close to it, in the caption style of
+//              book/listing-caption.css (monospace, smaller than the text).
+//              That each included listing has a caption naming the right
+//              file is checked on the Markdown, by lint-fences.mjs;
 //   clipboard  a real mouse click on each copy button puts exactly that
 //              block's text in the clipboard (read back with
 //              navigator.clipboard.readText; the browser context is granted
@@ -228,6 +234,27 @@ function listingState(allowedSections) {
     }
 }
 
+// Each listing caption: its text, whether a code block follows it at once,
+// how far above that block it ends, and whether the caption style applied.
+function captionState() {
+    const main = document.querySelector('main') || document.body;
+    const prose = main.querySelector('p:not(.listing-caption)');
+    const proseSize = parseFloat(getComputedStyle(prose || main).fontSize);
+    return [...main.querySelectorAll('.listing-caption')].map((caption, index) => {
+        const next = caption.nextElementSibling;
+        const listing = !!next && next.tagName === 'PRE' && !!next.querySelector(':scope > code');
+        const style = getComputedStyle(caption);
+        return {
+            index,
+            text: caption.textContent.trim().slice(0, 80),
+            listing,
+            gap: listing ? Math.round(next.getBoundingClientRect().top - caption.getBoundingClientRect().bottom) : null,
+            monospace: /mono|consolas|menlo|courier|source code/i.test(style.fontFamily),
+            smaller: parseFloat(style.fontSize) < proseSize,
+        };
+    });
+}
+
 // ---------------------------------------------------------------- one page
 
 // The book must work from its own files. A request anywhere else (the Rust
@@ -340,6 +367,17 @@ async function checkPage(context, base, page, opts) {
             ...listings.withoutButton.map((e) => `code block ${e.index + 1} has no copy button (section #${e.section})`),
         ];
         record('listings', page.html, `${listings.blocks} code block(s)`, listingProblems);
+
+        // captions
+        const captions = await tab.evaluate(captionState);
+        const captionProblems = [];
+        for (const c of captions) {
+            const name = `caption ${c.index + 1} (${c.text})`;
+            if (!c.listing) captionProblems.push(`${name} is not directly above a code block`);
+            else if (c.gap > 16) captionProblems.push(`${name} ends ${c.gap} px above its listing (at most 16)`);
+            if (!c.monospace || !c.smaller) captionProblems.push(`${name} is not in the caption style (listing-caption.css not loaded?)`);
+        }
+        record('captions', page.html, `${captions.length} caption(s)`, captionProblems);
 
         // clipboard: every copy button, each compared with its own block's
         // text (what mdBook copies: the code's innerText). A real mouse click:

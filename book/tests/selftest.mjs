@@ -2,7 +2,8 @@
 // book with the defects it was built with.
 //
 // `run --self-test` builds book/tests/fixtures/broken-book, runs browser.mjs
-// and lint-fences.mjs on it exactly as on the real book, and passes their
+// and lint-fences.mjs (inline listings and captions) on it exactly as on the
+// real book, and passes their
 // JSON reports here. Each defect listed in the fixture's expect.mjs must be
 // reported (some problem of that check and page matches its pattern), and
 // every problem reported must be one of the listed defects: a checker that
@@ -41,8 +42,9 @@ const browser = readReport(args.browser);
 for (const r of browser.results) {
     for (const problem of r.problems) reported.push({ check: r.check, page: r.page, problem });
 }
+// lint-fences.mjs reports two checks: inline listings ("fences") and captions.
 for (const o of readReport(args.fences).offenders) {
-    reported.push({ check: 'fences', page: o.page, problem: `${o.line}: ${o.message}` });
+    reported.push({ check: o.check || 'fences', page: o.page, problem: `${o.line}: ${o.message}` });
 }
 
 let passed = 0;
@@ -75,7 +77,7 @@ if (reported.every((r) => defects.some((d) => r.check === d.check && r.page === 
 
 // The checks that must have run on what is correct, and passed there.
 const mustPass = [
-    ...['http', 'screenshot', 'mermaid', 'images', 'listings', 'clipboard', 'console'].map((check) => ({ check, page: 'good.html' })),
+    ...['http', 'screenshot', 'mermaid', 'images', 'listings', 'captions', 'clipboard', 'console'].map((check) => ({ check, page: 'good.html' })),
     { check: 'search', page: '"quantum flux capacitor"' },
 ];
 let notPassing = 0;
