@@ -4,10 +4,15 @@
 //!   exercise, solved or not, a progress bar, and the next unsolved exercise
 //!   with its file, the command that checks it, and its hint.
 //! * `hint NAME` prints one exercise's hint.
+//! * `watch` re-runs the current exercise's tests each time its file is
+//!   saved, and moves on when they pass (`src/watch.rs`).
 //! * `verify` is the maintainers' check: every test of every exercise must
 //!   FAIL on the stub (a test that passes unsolved checks nothing) and PASS
 //!   with the reference solutions (`--features solutions`). It prints
 //!   `N exercises: N fail unsolved, N pass solved` and exits 0 only then.
+//! * `mutants [EXERCISE...]` is the maintainers' harder check: the tests
+//!   must also fail on slightly wrong solutions, which cargo-mutants makes
+//!   from the reference ones (`src/mutants.rs`).
 //!
 //! How it works: each exercise is its own test target (`tests/chNN_topic.rs`),
 //! so one exercise that does not compile yet does not stop the others from
@@ -16,6 +21,9 @@
 //! time limit and reads libtest's `test NAME ... ok|FAILED` lines.
 
 mod catalog;
+mod mutants;
+mod terminal;
+mod watch;
 
 use std::collections::HashMap;
 use std::io::{self, IsTerminal, Read};
@@ -53,6 +61,29 @@ enum Action {
     List,
     /// Maintainers: check that every test fails unsolved and passes solved.
     Verify,
+    /// Re-run the current exercise's tests each time you save it; `h` shows
+    /// the hint, `q` quits.
+    Watch {
+        /// Start at this exercise instead of the first unsolved one.
+        exercise: Option<String>,
+        /// Work on the exercises package in this directory instead of this
+        /// one (a copy, say).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// Maintainers: check that the tests also reject slightly wrong
+    /// solutions, made by cargo-mutants from the reference ones.
+    Mutants {
+        /// Exercises (ch03_histogram) or chapters (ch03); all if none.
+        exercises: Vec<String>,
+        /// Only the exercises whose files changed since the merge base with
+        /// the upstream branch, or else since the commit before HEAD.
+        #[arg(long, conflicts_with = "exercises")]
+        changed: bool,
+        /// Print the names of the exercises chosen, and test nothing.
+        #[arg(long)]
+        list: bool,
+    },
 }
 
 fn main() -> ExitCode {
@@ -79,6 +110,15 @@ fn main() -> ExitCode {
             Ok(true)
         }
         Some(Action::Verify) => verify(),
+        Some(Action::Watch { exercise, dir }) => {
+            let dir = dir.unwrap_or_else(exercises_dir);
+            watch::run(&dir, exercise.as_deref())
+        }
+        Some(Action::Mutants {
+            exercises,
+            changed,
+            list,
+        }) => mutants::run(&exercises, changed, list),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -155,18 +195,18 @@ impl Outcome {
 
 /// Builds every exercise's tests, with the stubs or with the solutions, and
 /// runs them.
-fn check_all(solutions: bool) -> io::Result<Vec<(&'static Exercise, Outcome)>> {
+fn check_all(dir: &Path, solutions: bool) -> io::Result<Vec<(&'static Exercise, Outcome)>> {
     let spinner = spinner(if solutions {
         "building with the solutions"
     } else {
         "building your exercises"
     });
-    let build = build_tests(solutions)?;
+    let build = build_tests(dir, solutions)?;
     let mut results = Vec::new();
     for exercise in EXERCISES {
         spinner.set_message(format!("checking {}", exercise.name));
         let outcome = match build.executables.get(exercise.name) {
-            Some(executable) => run_tests(executable)?,
+            Some(executable) => run_tests(dir, executable)?,
             None => Outcome::DoesNotCompile(
                 build
                     .errors
@@ -202,13 +242,13 @@ struct Build {
     cargo_stderr: String,
 }
 
-fn build_tests(solutions: bool) -> io::Result<Build> {
+fn build_tests(dir: &Path, solutions: bool) -> io::Result<Build> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
         .arg("build")
         .arg("--manifest-path")
-        .arg(exercises_dir().join("Cargo.toml"))
+        .arg(dir.join("Cargo.toml"))
         .args(["--tests", "--keep-going", "--message-format=json"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
@@ -257,9 +297,9 @@ fn build_tests(solutions: bool) -> io::Result<Build> {
 }
 
 /// Runs one test executable and reads libtest's verdict on each test.
-fn run_tests(executable: &Path) -> io::Result<Outcome> {
+fn run_tests(dir: &Path, executable: &Path) -> io::Result<Outcome> {
     let mut child = Command::new(executable)
-        .current_dir(exercises_dir())
+        .current_dir(dir)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -322,7 +362,7 @@ fn parse_libtest(stdout: &str) -> Vec<(String, bool)> {
 
 /// The reader's view: what is solved, and what to do next.
 fn progress() -> io::Result<bool> {
-    let results = check_all(false)?;
+    let results = check_all(&exercises_dir(), false)?;
     let solved = results.iter().filter(|(_, o)| o.solved()).count();
     let total = results.len();
     println!("Exercises: {solved} of {total} solved");
@@ -345,6 +385,7 @@ fn progress() -> io::Result<bool> {
             println!("  edit   exercises/{}", exercise.stub_path());
             println!("  tests  exercises/{}", exercise.test_path());
             println!("  check  cargo test -p exercises {}", exercise.name);
+            println!("  watch  cargo run -p exercises -- watch   (re-runs the tests on save)");
             if let Outcome::DoesNotCompile(errors) = outcome {
                 println!("\nThe compiler says:\n{}", errors.trim_end());
             }
@@ -367,8 +408,8 @@ fn bar(done: usize, total: usize, width: usize) -> String {
 
 /// The maintainers' check.
 fn verify() -> io::Result<bool> {
-    let unsolved = check_all(false)?;
-    let solved = check_all(true)?;
+    let unsolved = check_all(&exercises_dir(), false)?;
+    let solved = check_all(&exercises_dir(), true)?;
     let mut defects = Vec::new();
     let mut fail_unsolved = 0;
     let mut pass_solved = 0;
@@ -480,6 +521,8 @@ mod tests {
             .unwrap()
             .map(|entry| entry.unwrap().path())
             .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+            // tests/watch.rs tests the checker's watch mode, not an exercise.
+            .filter(|path| path.file_stem().is_some_and(|stem| stem != "watch"))
             .map(|path| path.file_stem().unwrap().to_string_lossy().into_owned())
             .collect();
         let listed: BTreeSet<String> = EXERCISES.iter().map(|e| e.name.to_string()).collect();
