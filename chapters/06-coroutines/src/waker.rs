@@ -19,8 +19,12 @@
 //!
 //! Book: Chapter 6, "Wakers by hand".
 
+#[cfg(loom)]
+use loom::sync::atomic::AtomicBool;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+#[cfg(not(loom))]
+use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::task::{RawWaker, RawWakerVTable, Wake, Waker};
 
 /// What a wake-up does: the executor implements it.
@@ -76,9 +80,22 @@ impl WakeHandle {
 
     /// Called by the executor right before polling: a wake from now on
     /// schedules the task again.
+    ///
+    /// A read-modify-write, not a plain store: the poll that follows reads
+    /// what the waker wrote before it woke us. With a `Release` store, the
+    /// processor may let those reads run before the store is visible (store
+    /// buffering): the waker's swap still sees "scheduled" and does nothing,
+    /// while the poll sees stale state and returns `Pending`. Nobody polls
+    /// the task again. The swap orders the two: either our swap comes first
+    /// in the flag's history (and the waker's swap sees `false` and
+    /// schedules), or the waker's does (and our `Acquire` half makes its
+    /// writes visible to the poll). The loom model `loom_clear_then_poll`
+    /// checks both cases.
+    // ANCHOR: clear_scheduled
     pub fn clear_scheduled(&self) {
-        self.scheduled.store(false, Ordering::Release);
+        self.scheduled.swap(false, Ordering::AcqRel);
     }
+    // ANCHOR_END: clear_scheduled
 
     /// Marks the task scheduled without queueing it (a new task is queued
     /// by `spawn` itself).
@@ -237,5 +254,50 @@ mod tests {
         assert!(a.will_wake(&b));
         let c = raw_waker(handle(&recorder));
         assert!(!a.will_wake(&c));
+    }
+}
+
+#[cfg(all(test, loom))]
+mod loom_wake {
+    use super::*;
+    use loom::sync::atomic::AtomicUsize;
+    use loom::thread;
+
+    struct Count(AtomicUsize);
+
+    impl Schedule for Count {
+        fn schedule(&self, _id: usize) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    /// The executor clears the flag and polls (reads the future's state)
+    /// while another thread makes the future ready and wakes it. Either the
+    /// poll sees the state, or the wake schedules the task again: never
+    /// neither (a lost wake-up).
+    #[test]
+    fn loom_clear_then_poll() {
+        loom::model(|| {
+            let scheduler = Arc::new(Count(AtomicUsize::new(0)));
+            let handle = WakeHandle::new(0, scheduler.clone());
+            // Queued, about to be polled.
+            handle.mark_scheduled();
+            let ready = loom::sync::Arc::new(AtomicBool::new(false));
+            let waker = {
+                let handle = handle.clone();
+                let ready = ready.clone();
+                thread::spawn(move || {
+                    ready.store(true, Ordering::Relaxed);
+                    handle.wake_task();
+                })
+            };
+            handle.clear_scheduled();
+            let saw_ready = ready.load(Ordering::Relaxed);
+            waker.join().unwrap();
+            assert!(
+                saw_ready || scheduler.0.load(Ordering::SeqCst) == 1,
+                "the poll saw Pending and the wake scheduled nothing: a lost wake-up"
+            );
+        });
     }
 }

@@ -36,6 +36,15 @@ mod imp {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
         }
+
+        /// The lock if it is free now (poisoning ignored, as by `lock`).
+        pub(crate) fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
+            match self.0.try_lock() {
+                Ok(guard) => Some(guard),
+                Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(poisoned.into_inner()),
+                Err(std::sync::TryLockError::WouldBlock) => None,
+            }
+        }
     }
 
     /// A condition variable paired with [`Mutex`].
@@ -66,6 +75,10 @@ mod imp {
 
         pub(crate) fn notify_one(&self) {
             self.0.notify_one();
+        }
+
+        pub(crate) fn notify_all(&self) {
+            self.0.notify_all();
         }
     }
 
@@ -114,6 +127,11 @@ mod imp {
         pub(crate) fn lock(&self) -> MutexGuard<'_, T> {
             self.0.lock().unwrap()
         }
+
+        /// The lock if it is free now.
+        pub(crate) fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
+            self.0.try_lock().ok()
+        }
     }
 
     impl<T: Default> Default for Mutex<T> {
@@ -145,6 +163,10 @@ mod imp {
 
         pub(crate) fn notify_one(&self) {
             self.0.notify_one();
+        }
+
+        pub(crate) fn notify_all(&self) {
+            self.0.notify_all();
         }
     }
 }

@@ -96,7 +96,7 @@ mod behaviour;
 // rt has the API named at the top of its file.
 // #[path = "behaviour/pending_mpsc.rs"]
 // mod pending_mpsc;
-// #[path = "behaviour/pending_time.rs"]
-// mod pending_time;
+#[path = "behaviour/pending_time.rs"]
+mod pending_time;
 // #[path = "behaviour/pending_net.rs"]
 // mod pending_net;

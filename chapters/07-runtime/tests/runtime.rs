@@ -343,7 +343,7 @@ fn a_task_that_spawns_while_shutdown_drops_it_does_not_leak() {
     struct SpawnOnDrop(Drops);
     impl Drop for SpawnOnDrop {
         fn drop(&mut self) {
-            if let Some(handle) = Handle::try_current() {
+            if let Ok(handle) = Handle::try_current() {
                 let token = self.0.token();
                 handle.spawn(async move {
                     let _token = token;

@@ -19,7 +19,7 @@ fn a_sleep_never_ends_early() {
     let rt = runtime();
     for ms in [1, 5, 20, 70] {
         let start = Instant::now();
-        rt.block_on(time::sleep(Duration::from_millis(ms)));
+        rt.block_on(async { time::sleep(Duration::from_millis(ms)).await });
         assert!(
             start.elapsed() >= Duration::from_millis(ms),
             "{ms} ms ended early"
@@ -60,10 +60,10 @@ fn timers_fire_close_to_their_deadline_on_an_idle_runtime() {
 fn an_earlier_timer_wakes_the_worker_sleeping_until_a_later_one() {
     let rt = runtime();
     // A long timer first, so the worker parks in epoll_wait until it.
-    let long = rt.spawn(time::sleep(Duration::from_secs(3600)));
+    let long = rt.spawn(async { time::sleep(Duration::from_secs(3600)).await });
     std::thread::sleep(Duration::from_millis(20));
     let start = Instant::now();
-    rt.block_on(time::sleep(Duration::from_millis(10)));
+    rt.block_on(async { time::sleep(Duration::from_millis(10)).await });
     assert!(
         start.elapsed() < Duration::from_secs(60),
         "the short timer waited for the long one"
@@ -74,12 +74,15 @@ fn an_earlier_timer_wakes_the_worker_sleeping_until_a_later_one() {
 #[test]
 fn timeout_returns_the_output_or_elapsed() {
     let rt = runtime();
-    let fast = rt.block_on(time::timeout(Duration::from_secs(60), async { 5 }));
+    let fast = rt.block_on(async { time::timeout(Duration::from_secs(60), async { 5 }).await });
     assert_eq!(fast, Ok(5));
-    let slow = rt.block_on(time::timeout(
-        Duration::from_millis(10),
-        time::sleep(Duration::from_secs(3600)),
-    ));
+    let slow = rt.block_on(async {
+        time::timeout(
+            Duration::from_millis(10),
+            time::sleep(Duration::from_secs(3600)),
+        )
+        .await
+    });
     assert_eq!(slow, Err(time::Elapsed));
     assert_eq!(slow.unwrap_err().to_string(), "deadline has elapsed");
 }

@@ -9,6 +9,11 @@
 //! demand, kept 10 s when idle (`thread_keep_alive`) in case more work comes,
 //! then let go.
 //!
+//! A blocking job runs *inside* its runtime, as in Tokio: the runtime is
+//! current on its thread while it runs, so `Handle::current()`,
+//! `rt::spawn`, timers and sockets work there, and so does
+//! `Handle::current().block_on(...)` (a blocking thread may block).
+//!
 //! A blocking job is an ordinary task (same allocation, same state word,
 //! same `JoinHandle`) whose future runs the closure to completion in one
 //! poll; only its scheduler differs: `schedule` hands it to the pool's queue
@@ -36,10 +41,10 @@ where
     R: Send + 'static,
 {
     let location = std::panic::Location::caller();
-    context::with_current(|handle| match handle {
-        Some(handle) => handle.blocking.spawn(handle.next_id(), f, location),
+    match context::with_current(|handle| handle.cloned()) {
+        Some(handle) => handle.spawn_blocking(f, location),
         None => panic!(
             "rt::task::spawn_blocking called outside of a runtime: call it from a task, from block_on, or under Handle::enter"
         ),
-    })
+    }
 }

@@ -15,7 +15,11 @@
 //! is left with a sleeping pool.
 //!
 //! At shutdown the queued jobs are cancelled (their `JoinHandle`s report
-//! it), running jobs finish, and the runtime's drop joins the threads.
+//! it), running jobs finish, and the runtime's drop waits for the threads
+//! (up to a deadline, with `Runtime::shutdown_timeout`). It waits last,
+//! after the I/O and time drivers have shut down, so a job that waits on a
+//! socket or a timer of the runtime is woken, sees the runtime gone, and
+//! ends.
 //!
 //! Book: Chapter 7, "spawn_blocking".
 
@@ -26,7 +30,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The pool's settings.
 #[derive(Clone, Debug)]
@@ -46,6 +50,8 @@ pub(crate) struct Spawner {
 struct Pool {
     shared: Mutex<Shared>,
     condvar: Condvar,
+    /// Signalled each time a thread exits, for shutdown to wait on.
+    exited: Condvar,
     config: Config,
 }
 
@@ -180,6 +186,7 @@ impl Pool {
                     // Detach ourselves: nobody needs to join a thread that
                     // has already finished its work.
                     drop(shared.threads.remove(&id));
+                    self.exited.notify_all();
                     return;
                 }
                 // Spurious wake-up: keep waiting.
@@ -187,6 +194,7 @@ impl Pool {
             // ANCHOR_END: idle_wait
         }
         shared.num_threads -= 1;
+        self.exited.notify_all();
     }
 }
 
@@ -205,6 +213,7 @@ impl Spawner {
                     completed: 0,
                 }),
                 condvar: Condvar::new(),
+                exited: Condvar::new(),
                 config,
             }),
         }
@@ -253,9 +262,12 @@ impl Spawner {
         self.pool.lock().completed
     }
 
-    /// Cancels queued jobs, lets running ones finish, and joins the threads
-    /// (except the calling thread, if it is one of them).
-    pub(crate) fn shutdown(&self) {
+    /// Cancels queued jobs, lets running ones finish, and waits for the
+    /// threads until `deadline` (`None`: as long as it takes); threads still
+    /// running then are left to finish on their own. The calling thread is
+    /// not waited for if it is one of the pool's (a runtime dropped from a
+    /// blocking job).
+    pub(crate) fn shutdown(&self, deadline: Option<Instant>) {
         let (queued, threads) = {
             let mut shared = self.pool.lock();
             shared.shutdown = true;
@@ -268,8 +280,30 @@ impl Spawner {
             task.shutdown();
         }
         let me = thread::current().id();
+        let allowed = usize::from(threads.iter().any(|handle| handle.thread().id() == me));
+        let mut shared = self.pool.lock();
+        while shared.num_threads > allowed {
+            let now = Instant::now();
+            shared = match deadline {
+                None => self
+                    .pool
+                    .exited
+                    .wait(shared)
+                    .unwrap_or_else(PoisonError::into_inner),
+                Some(deadline) if now < deadline => {
+                    self.pool
+                        .exited
+                        .wait_timeout(shared, deadline - now)
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .0
+                }
+                Some(_) => break,
+            };
+        }
+        drop(shared);
         for handle in threads {
-            if handle.thread().id() != me {
+            // Join those that have finished; the rest are detached.
+            if handle.thread().id() != me && handle.is_finished() {
                 let _ = handle.join();
             }
         }

@@ -69,6 +69,8 @@ struct Slab {
     entries: Vec<SlabEntry>,
     free: Vec<u32>,
     live: usize,
+    /// The runtime has shut down: no new registrations.
+    shut_down: bool,
 }
 
 struct SlabEntry {
@@ -194,6 +196,9 @@ impl IoHandle {
         let io = Arc::new(ScheduledIo::default());
         let token = {
             let mut slab = self.resources.lock();
+            if slab.shut_down {
+                return Err(crate::driver::shut_down_error());
+            }
             let index = match slab.free.pop() {
                 Some(index) => index,
                 None => {
@@ -262,10 +267,12 @@ impl IoHandle {
         self.resources.lock().live
     }
 
-    /// At runtime shutdown: wake every waiter so it sees the runtime is gone.
+    /// At runtime shutdown: refuse new sockets, and wake every waiter so it
+    /// sees the runtime is gone (its next operation returns an error).
     pub(crate) fn shutdown(&self) {
         let all: Vec<Arc<ScheduledIo>> = {
-            let slab = self.resources.lock();
+            let mut slab = self.resources.lock();
+            slab.shut_down = true;
             slab.entries
                 .iter()
                 .filter_map(|entry| entry.io.clone())

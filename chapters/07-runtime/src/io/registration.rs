@@ -8,8 +8,16 @@
 //!     wait until the direction is ready        (spends a unit of budget)
 //!     try the non-blocking call
 //!     WouldBlock  -> clear the readiness seen (if no newer edge), loop
+//!     Interrupted -> a signal arrived mid-call: try again
 //!     anything else -> done
 //! ```
+//!
+//! [`Registration::async_io`] is the same loop for `async fn`s on `&self`,
+//! which any number of tasks may await at once: it waits in the socket's
+//! waiter list rather than in its single reader or writer slot.
+//!
+//! Once the runtime has shut down, waiting fails with an error that says so,
+//! instead of reporting readiness for ever (the socket would spin).
 //!
 //! Dropping the registration deregisters the socket, which must happen
 //! before the socket is closed (the socket types drop their registration
@@ -17,18 +25,22 @@
 //!
 //! Book: Chapter 7, "The I/O driver".
 
-use super::scheduled_io::{Direction, ScheduledIo};
+use super::scheduled_io::{Direction, ReadyEvent, ScheduledIo};
+use crate::driver;
 use crate::runtime::context;
-use crate::scheduler::Handle;
 use crate::task::coop;
 use mio::{Interest, Token};
+use std::future::Future;
 use std::io;
+use std::pin::pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 
 /// A registered socket.
 pub(crate) struct Registration {
-    handle: Arc<Handle>,
+    /// The driver it is registered with (not the whole scheduler: a socket
+    /// needs only the driver, and must not keep the workers' state alive).
+    driver: Arc<driver::Shared>,
     token: Token,
     io: Arc<ScheduledIo>,
 }
@@ -41,13 +53,24 @@ impl Registration {
         source: &mut impl mio::event::Source,
         interest: Interest,
     ) -> io::Result<Registration> {
-        let handle = context::with_current(|handle| handle.cloned()).ok_or_else(|| {
-            io::Error::other(
-                "no runtime: sockets must be created inside rt::Runtime (in a task or block_on)",
-            )
-        })?;
-        let (token, io) = handle.driver.io.register(source, interest)?;
-        Ok(Registration { handle, token, io })
+        let driver = context::with_current(|handle| handle.map(|handle| handle.driver.clone()))
+            .ok_or_else(|| {
+                io::Error::other(
+                    "no runtime: sockets must be created inside rt::Runtime (in a task, in block_on, or under Handle::enter)",
+                )
+            })?;
+        let (token, io) = driver.io.register(source, interest)?;
+        Ok(Registration { driver, token, io })
+    }
+
+    /// The readiness an event reported, or the error of a runtime that has
+    /// shut down.
+    fn checked(&self, event: ReadyEvent) -> io::Result<ReadyEvent> {
+        if self.io.is_shutdown() {
+            Err(driver::shut_down_error())
+        } else {
+            Ok(event)
+        }
     }
 
     /// Waits until `direction` is ready.
@@ -60,7 +83,7 @@ impl Registration {
         let budget = ready!(coop::poll_proceed(cx));
         let event = ready!(self.io.poll_ready(cx, direction));
         budget.made_progress();
-        Poll::Ready(Ok(event))
+        Poll::Ready(self.checked(event))
     }
     // ANCHOR_END: budgeted_ready
 
@@ -79,14 +102,99 @@ impl Registration {
                 Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
                     self.io.clear_readiness(event)
                 }
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
                 result => return Poll::Ready(result),
             }
         }
     }
     // ANCHOR_END: poll_io
 
+    /// Waits until `direction` is ready, in the socket's waiter list (any
+    /// number of tasks may wait at once).
+    pub(crate) async fn readiness(&self, direction: Direction) -> io::Result<ReadyEvent> {
+        let mut readiness = pin!(self.io.readiness(direction));
+        std::future::poll_fn(|cx| {
+            let budget = ready!(coop::poll_proceed(cx));
+            let event = ready!(readiness.as_mut().poll(cx));
+            budget.made_progress();
+            Poll::Ready(self.checked(event))
+        })
+        .await
+    }
+
+    /// [`poll_io`](Self::poll_io) for an `async fn` on `&self`.
+    // ANCHOR: async_io
+    pub(crate) async fn async_io<R>(
+        &self,
+        direction: Direction,
+        mut op: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        loop {
+            let event = self.readiness(direction).await?;
+            match op() {
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                    self.io.clear_readiness(event)
+                }
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                result => return result,
+            }
+        }
+    }
+    // ANCHOR_END: async_io
+
     /// Deregisters `source`; called by the socket's drop, before it closes.
     pub(crate) fn deregister(&self, source: &mut impl mio::event::Source) -> io::Result<()> {
-        self.handle.driver.io.deregister(source, self.token)
+        self.driver.io.deregister(source, self.token)
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use crate::runtime::Builder;
+
+    /// A system call interrupted by a signal (`EINTR`) is retried, not
+    /// handed to the caller as an error (Chapter 6's loop does the same).
+    #[test]
+    #[cfg_attr(miri, ignore = "real sockets and epoll")]
+    fn an_interrupted_call_is_retried() {
+        let rt = Builder::new_multi_thread()
+            .worker_threads(1)
+            .build()
+            .unwrap();
+        rt.block_on(async {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let mut socket = mio::net::TcpStream::from_std(
+                std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap(),
+            );
+            let registration =
+                Registration::new(&mut socket, Interest::READABLE | Interest::WRITABLE).unwrap();
+            let mut calls = 0;
+            let result = std::future::poll_fn(|cx| {
+                registration.poll_io(cx, Direction::Write, || {
+                    calls += 1;
+                    if calls == 1 {
+                        Err(io::ErrorKind::Interrupted.into())
+                    } else {
+                        Ok(calls)
+                    }
+                })
+            })
+            .await;
+            assert_eq!(result.unwrap(), 2, "the interrupted call was not retried");
+            let mut calls = 0;
+            let result = registration
+                .async_io(Direction::Write, || {
+                    calls += 1;
+                    if calls == 1 {
+                        Err(io::ErrorKind::Interrupted.into())
+                    } else {
+                        Ok(calls)
+                    }
+                })
+                .await;
+            assert_eq!(result.unwrap(), 2);
+            registration.deregister(&mut socket).unwrap();
+        });
     }
 }

@@ -24,12 +24,30 @@
 //! to clear "the readiness I saw at tick `t`"; if the driver has set it again
 //! since (the tick moved), the clear is refused and the task tries again.
 //!
-//! Each socket also has one reader and one writer waker slot, behind a
-//! small mutex, woken by the driver when the matching readiness arrives.
+//! Who waits, and how many? A socket read through `AsyncRead::poll_read`
+//! takes `&mut self`, so at most one task reads it at a time, and so it
+//! keeps one reader and one writer waker slot (the last poller's waker
+//! wins, as with Tokio's `poll_*` methods). But `accept(&self)` and the
+//! other `async fn`s on `&self` may be awaited by any number of tasks at
+//! once: two tasks accepting on one shared listener must both be woken when
+//! connections arrive, or one waits for ever beside a waiting connection.
+//! Those wait through a [`Readiness`] future, which holds a place in the
+//! socket's *waiter list*, any number per direction. All of it sits behind a
+//! small mutex, and the driver wakes every waiter whose direction the event
+//! serves.
+//!
+//! Tokio keeps that list intrusive: each waiting future is itself a node of a
+//! linked list, so waiting allocates nothing, at the price of unsafe pointer
+//! code. We keep a plain `Vec` of slots, indexed by the waiting future: an
+//! empty list costs one `Vec` header (24 bytes) per socket and allocates
+//! nothing, a waiter costs one slot, and a socket rarely has more than a
+//! few waiters, so finding a free slot by a scan is cheap.
 //!
 //! Book: Chapter 7, "The I/O driver".
 
 use crate::loom::{AtomicU64, Mutex, Ordering};
+use std::future::Future;
+use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 /// Readiness bits.
@@ -128,8 +146,21 @@ pub(crate) struct ScheduledIo {
 
 #[derive(Default)]
 struct Waiters {
+    /// The `poll_read` caller's waker.
     reader: Option<Waker>,
+    /// The `poll_write` caller's waker.
     writer: Option<Waker>,
+    /// The [`Readiness`] futures waiting now, each at the index it holds;
+    /// `None` is a free slot.
+    list: Vec<Option<Waiter>>,
+}
+
+/// One waiting [`Readiness`] future.
+struct Waiter {
+    direction: Direction,
+    /// Taken when woken; the future puts a new one back if it must wait
+    /// again (another waiter may have taken the connection it was woken for).
+    waker: Option<Waker>,
 }
 
 impl Default for ScheduledIo {
@@ -176,7 +207,9 @@ impl ScheduledIo {
     // ANCHOR_END: set_readiness
 
     /// Wakes the waiters whose direction `ready` serves.
+    // ANCHOR: wake
     pub(crate) fn wake(&self, ready: Ready) {
+        let mut listed = Vec::new();
         let (reader, writer) = {
             let mut waiters = self.waiters.lock();
             let reader = if ready.intersects(Direction::Read.mask()) {
@@ -189,6 +222,15 @@ impl ScheduledIo {
             } else {
                 None
             };
+            // Every listed waiter of a direction this event serves: each
+            // looks again, and those that find nothing wait again.
+            for waiter in waiters.list.iter_mut().flatten() {
+                if ready.intersects(waiter.direction.mask())
+                    && let Some(waker) = waiter.waker.take()
+                {
+                    listed.push(waker);
+                }
+            }
             (reader, writer)
         };
         // Outside the lock: a wake may run arbitrary scheduler code.
@@ -197,6 +239,24 @@ impl ScheduledIo {
         }
         if let Some(waker) = writer {
             waker.wake();
+        }
+        listed.into_iter().for_each(Waker::wake);
+    }
+    // ANCHOR_END: wake
+
+    /// True once the socket is gone: its runtime shut down (a deregistered
+    /// socket has no user left to ask).
+    pub(crate) fn is_shutdown(&self) -> bool {
+        self.readiness.load(Ordering::Acquire) & SHUTDOWN != 0
+    }
+
+    /// A future that completes when `direction` is ready, for `async fn`s
+    /// on `&self` that any number of tasks may await at once.
+    pub(crate) fn readiness(&self, direction: Direction) -> Readiness<'_> {
+        Readiness {
+            io: self,
+            direction,
+            slot: None,
         }
     }
 
@@ -252,6 +312,19 @@ impl ScheduledIo {
     }
     // ANCHOR_END: poll_ready
 
+    /// Takes a waiter's slot out of the list.
+    fn remove_waiter(&self, slot: usize) {
+        let mut waiters = self.waiters.lock();
+        if let Some(entry) = waiters.list.get_mut(slot) {
+            *entry = None;
+        }
+        // Keep the list as short as its last waiter, so a socket whose
+        // waiters have all gone costs nothing but the empty Vec.
+        while waiters.list.last().is_some_and(Option::is_none) {
+            waiters.list.pop();
+        }
+    }
+
     /// The task saw `event` and then `WouldBlock`: clear that readiness,
     /// unless the driver set it again since (the tick moved). Closing and
     /// errors are never cleared.
@@ -279,6 +352,86 @@ impl ScheduledIo {
     }
     // ANCHOR_END: clear_readiness
 }
+
+/// Completes when a direction of a socket is ready; see
+/// [`ScheduledIo::readiness`]. Dropping it before then gives up its place in
+/// the waiter list.
+// ANCHOR: readiness
+pub(crate) struct Readiness<'a> {
+    io: &'a ScheduledIo,
+    direction: Direction,
+    /// Our index in the waiter list, once we have had to wait.
+    slot: Option<usize>,
+}
+
+impl Future for Readiness<'_> {
+    type Output = ReadyEvent;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<ReadyEvent> {
+        let this = &mut *self;
+        if let Some(event) = this.io.ready_in(this.direction) {
+            this.leave();
+            return Poll::Ready(event);
+        }
+        {
+            let mut waiters = this.io.waiters.lock();
+            let list = &mut waiters.list;
+            match this.slot {
+                Some(slot) => {
+                    let waiter = list[slot].as_mut().expect("our slot is ours until we drop");
+                    if !waiter
+                        .waker
+                        .as_ref()
+                        .is_some_and(|waker| waker.will_wake(cx.waker()))
+                    {
+                        waiter.waker = Some(cx.waker().clone());
+                    }
+                }
+                None => {
+                    let waiter = Some(Waiter {
+                        direction: this.direction,
+                        waker: Some(cx.waker().clone()),
+                    });
+                    let slot = match list.iter().position(Option::is_none) {
+                        Some(free) => {
+                            list[free] = waiter;
+                            free
+                        }
+                        None => {
+                            list.push(waiter);
+                            list.len() - 1
+                        }
+                    };
+                    this.slot = Some(slot);
+                }
+            }
+            // Look again under the lock: the driver sets readiness before it
+            // takes this lock to wake, so either we see it now or it finds
+            // our waker.
+            if let Some(event) = this.io.ready_in(this.direction) {
+                drop(waiters);
+                this.leave();
+                return Poll::Ready(event);
+            }
+        }
+        Poll::Pending
+    }
+}
+
+impl Readiness<'_> {
+    fn leave(&mut self) {
+        if let Some(slot) = self.slot.take() {
+            self.io.remove_waiter(slot);
+        }
+    }
+}
+
+impl Drop for Readiness<'_> {
+    fn drop(&mut self) {
+        self.leave();
+    }
+}
+// ANCHOR_END: readiness
 
 #[cfg(all(test, not(loom)))]
 mod tests {
@@ -319,6 +472,61 @@ mod tests {
         };
         io.clear_readiness(seen);
         assert!(io.poll_ready(&mut cx, Direction::Read).is_ready());
+    }
+
+    #[test]
+    fn every_listed_waiter_is_woken_and_a_dropped_one_leaves_the_list() {
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicUsize;
+        struct Count(AtomicUsize);
+        impl std::task::Wake for Count {
+            fn wake(self: Arc<Self>) {
+                self.0.fetch_add(1, Ordering::SeqCst);
+            }
+        }
+        let io = ScheduledIo::default();
+        let counts: Vec<Arc<Count>> = (0..3)
+            .map(|_| Arc::new(Count(AtomicUsize::new(0))))
+            .collect();
+        let mut futures: Vec<_> = (0..3)
+            .map(|_| Box::pin(io.readiness(Direction::Read)))
+            .collect();
+        for (future, count) in futures.iter_mut().zip(&counts) {
+            let waker = Waker::from(count.clone());
+            assert!(
+                future
+                    .as_mut()
+                    .poll(&mut Context::from_waker(&waker))
+                    .is_pending()
+            );
+        }
+        // The middle one is cancelled: it must not be woken, nor stay listed.
+        drop(futures.remove(1));
+        io.set_readiness(1, Ready::WRITABLE);
+        assert!(
+            counts
+                .iter()
+                .all(|count| count.0.load(Ordering::SeqCst) == 0)
+        );
+        io.set_readiness(2, Ready::READABLE);
+        let woken: Vec<usize> = counts
+            .iter()
+            .map(|count| count.0.load(Ordering::SeqCst))
+            .collect();
+        assert_eq!(woken, [1, 0, 1], "both remaining acceptors are woken");
+        for future in &mut futures {
+            assert!(
+                future
+                    .as_mut()
+                    .poll(&mut Context::from_waker(Waker::noop()))
+                    .is_ready()
+            );
+        }
+        drop(futures);
+        assert!(
+            io.waiters.lock().list.is_empty(),
+            "the list shrinks when its waiters go"
+        );
     }
 
     #[test]

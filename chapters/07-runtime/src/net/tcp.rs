@@ -55,17 +55,19 @@ impl TcpListener {
     }
 
     /// Accepts a connection.
+    ///
+    /// Any number of tasks may await `accept` on one listener at once (share
+    /// it in an `Arc`): each waits in the socket's waiter list, and every
+    /// waiter is woken when connections arrive.
+    ///
+    /// Cancel safety: dropping the future before it completes loses no
+    /// connection; one not yet accepted stays in the kernel's queue.
     pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddr)> {
-        let (stream, peer) = std::future::poll_fn(|cx| self.poll_accept(cx)).await?;
+        let (stream, peer) = self
+            .registration
+            .async_io(Direction::Read, || self.io.accept())
+            .await?;
         Ok((TcpStream::from_mio(stream)?, peer))
-    }
-
-    fn poll_accept(
-        &self,
-        cx: &mut Context<'_>,
-    ) -> Poll<io::Result<(mio::net::TcpStream, SocketAddr)>> {
-        self.registration
-            .poll_io(cx, Direction::Read, || self.io.accept())
     }
 
     /// The address it listens on.
@@ -93,7 +95,7 @@ impl TcpStream {
         let stream = TcpStream::from_mio(mio::net::TcpStream::connect(addr)?)?;
         // A non-blocking connect completes when the socket becomes writable;
         // then SO_ERROR says whether it succeeded.
-        std::future::poll_fn(|cx| stream.registration.poll_ready(cx, Direction::Write)).await?;
+        stream.registration.readiness(Direction::Write).await?;
         if let Some(error) = stream.io.take_error()? {
             return Err(error);
         }
@@ -101,18 +103,16 @@ impl TcpStream {
             Ok(_) => Ok(stream),
             Err(error) if error.kind() == io::ErrorKind::NotConnected => {
                 // Writable before connected (a spurious event): wait again.
-                std::future::poll_fn(|cx| {
-                    stream.registration.poll_io(cx, Direction::Write, || {
-                        match stream.io.peer_addr() {
-                            Ok(_) => Ok(()),
-                            Err(error) if error.kind() == io::ErrorKind::NotConnected => {
-                                Err(io::ErrorKind::WouldBlock.into())
-                            }
-                            Err(error) => Err(error),
+                stream
+                    .registration
+                    .async_io(Direction::Write, || match stream.io.peer_addr() {
+                        Ok(_) => Ok(()),
+                        Err(error) if error.kind() == io::ErrorKind::NotConnected => {
+                            Err(io::ErrorKind::WouldBlock.into())
                         }
+                        Err(error) => Err(error),
                     })
-                })
-                .await?;
+                    .await?;
                 Ok(stream)
             }
             Err(error) => Err(error),

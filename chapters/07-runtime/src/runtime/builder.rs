@@ -236,9 +236,23 @@ impl Builder {
             // On failure `runtime` is dropped, which shuts down and joins the
             // workers already started. The cores not started never ran
             // anything, so shutdown does not wait for them.
-            match thread.spawn(move || scheduler::worker::run(handle, core, parker)) {
+            handle.worker_started();
+            let started = move || {
+                // Counted as exited even if the worker panics, so shutdown
+                // never waits for a thread that is gone.
+                struct Exit(std::sync::Arc<scheduler::Handle>);
+                impl Drop for Exit {
+                    fn drop(&mut self) {
+                        self.0.worker_exited();
+                    }
+                }
+                let _exit = Exit(handle.clone());
+                scheduler::worker::run(handle, core, parker)
+            };
+            match thread.spawn(started) {
                 Ok(join) => runtime.threads.push(join),
                 Err(error) => {
+                    runtime.handle.inner.worker_exited();
                     runtime.unstarted_workers = workers - index;
                     return Err(error);
                 }

@@ -20,6 +20,9 @@ use std::sync::Arc;
 thread_local! {
     static HANDLE: RefCell<Option<Arc<Handle>>> = const { RefCell::new(None) };
     static BLOCKING: Cell<bool> = const { Cell::new(false) };
+    /// How many `set_current` guards are alive on this thread, so that one
+    /// dropped out of order is caught instead of leaving a stale runtime.
+    static DEPTH: Cell<usize> = const { Cell::new(0) };
 }
 
 /// Calls `f` with the current runtime's handle, if any.
@@ -30,19 +33,43 @@ pub(crate) fn with_current<R>(f: impl FnOnce(Option<&Arc<Handle>>) -> R) -> R {
 /// Restores the previous handle when dropped.
 pub(crate) struct SetCurrentGuard {
     previous: Option<Arc<Handle>>,
+    /// This guard's place in the thread's stack of guards (1 for the first).
+    depth: usize,
 }
 
 /// Makes `handle` the current runtime of this thread until the guard drops.
 pub(crate) fn set_current(handle: Arc<Handle>) -> SetCurrentGuard {
     let previous = HANDLE.with(|current| current.borrow_mut().replace(handle));
-    SetCurrentGuard { previous }
+    let depth = DEPTH.with(|depth| {
+        depth.set(depth.get() + 1);
+        depth.get()
+    });
+    SetCurrentGuard { previous, depth }
 }
 
 impl Drop for SetCurrentGuard {
     fn drop(&mut self) {
+        // Guards form a stack: each restores the runtime that was current
+        // when it was made. Dropping an outer one first would restore a
+        // runtime while an inner guard still claims the thread, and the
+        // inner one would later restore a runtime that is gone.
+        if DEPTH.with(Cell::get) != self.depth && !std::thread::panicking() {
+            panic!(
+                "EnterGuard values dropped out of order: guards returned by Handle::enter() \
+                 must be dropped in the reverse order of their creation"
+            );
+        }
+        DEPTH.with(|depth| depth.set(depth.get().saturating_sub(1)));
         let previous = self.previous.take();
         HANDLE.with(|current| *current.borrow_mut() = previous);
     }
+}
+
+/// False on a thread that runs a runtime's loop (a worker, or inside
+/// `block_on`): blocking it there, for example to wait for a runtime's
+/// threads, stalls every task it should be running.
+pub(crate) fn blocking_allowed() -> bool {
+    !BLOCKING.with(Cell::get)
 }
 
 /// The thread runs a runtime's loop until the guard drops.
@@ -55,6 +82,7 @@ pub(crate) struct EnterRuntimeGuard {
 /// # Panics
 ///
 /// If the thread already runs a runtime's loop.
+#[track_caller]
 pub(crate) fn enter_runtime(handle: Arc<Handle>) -> EnterRuntimeGuard {
     if BLOCKING.with(|blocking| blocking.replace(true)) {
         panic!(

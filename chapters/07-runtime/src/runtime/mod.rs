@@ -2,8 +2,12 @@
 //!
 //! A `Runtime` owns the worker threads; dropping it shuts them down,
 //! cancelling every task still alive (each future is dropped exactly once),
-//! and joins them. A `Handle` is a cheap clone that can spawn onto the
-//! runtime from anywhere, including threads outside it.
+//! and waits for them ([`Runtime::shutdown_timeout`] bounds the wait,
+//! [`Runtime::shutdown_background`] does not wait). A `Handle` is a cheap
+//! clone that can spawn onto the runtime from anywhere, including threads
+//! outside it; once the runtime has shut down, what is done through a
+//! surviving handle fails clearly: a spawned task is cancelled, a socket
+//! operation returns an error, a timer panics.
 //!
 //! Book: Chapter 7, "Many workers, one runtime" and "Shutdown".
 
@@ -26,6 +30,7 @@ use std::future::Future;
 use std::io;
 use std::sync::Arc;
 use std::thread::JoinHandle as ThreadHandle;
+use std::time::{Duration, Instant};
 
 /// A multi-threaded, work-stealing async runtime.
 pub struct Runtime {
@@ -35,6 +40,8 @@ pub struct Runtime {
     watchdog: Option<ThreadHandle<()>>,
     /// Workers whose thread could not be started (build failed part-way).
     unstarted_workers: usize,
+    /// Shutdown has run (by `shutdown_timeout`, or by drop).
+    is_shut_down: bool,
 }
 
 /// A handle to a runtime: spawns onto it from any thread.
@@ -55,6 +62,7 @@ impl Runtime {
             threads: Vec::new(),
             watchdog: None,
             unstarted_workers: 0,
+            is_shut_down: false,
         }
     }
 
@@ -65,8 +73,33 @@ impl Runtime {
     /// # Panics
     ///
     /// If called from inside a runtime (a task, or another `block_on`).
+    #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         self.handle.block_on(future)
+    }
+
+    /// Makes this runtime the current one for this thread until the guard
+    /// is dropped; see [`Handle::enter`].
+    #[track_caller]
+    pub fn enter(&self) -> EnterGuard {
+        self.handle.enter()
+    }
+
+    /// Shuts the runtime down, waiting at most `duration` for its threads:
+    /// every task is cancelled (its future dropped), sockets and timers stop
+    /// working, queued blocking jobs are cancelled, and threads still busy
+    /// after `duration` (a task stuck in a blocking call, a long blocking
+    /// job) are left to finish on their own.
+    #[track_caller]
+    pub fn shutdown_timeout(mut self, duration: Duration) {
+        self.shutdown(Some(duration));
+    }
+
+    /// Shuts the runtime down without waiting for its threads: as
+    /// [`shutdown_timeout`](Self::shutdown_timeout) with a zero duration.
+    /// Unlike dropping it, this may be called from async code.
+    pub fn shutdown_background(self) {
+        self.shutdown_timeout(Duration::ZERO);
     }
 
     /// Spawns a task onto this runtime.
@@ -103,6 +136,34 @@ impl Runtime {
 // ANCHOR: drop
 impl Drop for Runtime {
     fn drop(&mut self) {
+        self.shutdown(None);
+    }
+}
+
+impl Runtime {
+    /// Shuts down, waiting for the threads at most `wait` (`None`: as long
+    /// as they take). The order matters, and each step says why.
+    fn shutdown(&mut self, wait: Option<Duration>) {
+        if std::mem::replace(&mut self.is_shut_down, true) {
+            return;
+        }
+        let mut wait = wait;
+        // 0. Waiting for the runtime's threads from one of its own tasks, or
+        //    from inside block_on, would stall the very thread that should
+        //    run them: refused, as Tokio refuses it. (While already
+        //    panicking, shut down without waiting rather than abort.)
+        if wait != Some(Duration::ZERO) && !context::blocking_allowed() {
+            if !std::thread::panicking() {
+                panic!(
+                    "cannot drop a runtime in a context where blocking is not allowed: it was dropped \
+                     from async code (a task or block_on); drop it outside, or use shutdown_background"
+                );
+            }
+            wait = Some(Duration::ZERO);
+        }
+        let deadline = wait.map(|wait| Instant::now().checked_add(wait));
+        let deadline = deadline
+            .map(|at| at.unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400 * 365)));
         let inner = &self.handle.inner;
         if self.unstarted_workers > 0 {
             // Hand in the cores of workers that never started, so the last
@@ -112,12 +173,19 @@ impl Drop for Runtime {
                 inner.shutdown_core(scheduler::worker::Core::new(usize::MAX, run_queue));
             }
         }
+        // 1. The scheduler first: close the inject queue and wake every
+        //    worker. Each cancels every task (dropping its future) and
+        //    exits. Tasks go before the drivers so that no task sees its
+        //    sockets fail or its timers panic in its last poll.
         inner.shutdown();
+        // 2. Wait for the workers (a worker stuck in a blocking call may
+        //    keep us past the deadline: then it is left behind). A runtime
+        //    shut down from one of its own workers does not wait for itself.
         let me = std::thread::current().id();
+        let on_worker = self.threads.iter().any(|thread| thread.thread().id() == me);
+        let workers_done = inner.wait_for_workers(usize::from(on_worker), deadline);
         for thread in self.threads.drain(..) {
-            // A runtime dropped from one of its own tasks cannot wait for
-            // its own thread; that worker exits when the task returns.
-            if thread.thread().id() != me {
+            if thread.thread().id() != me && (workers_done || thread.is_finished()) {
                 let _ = thread.join();
             }
         }
@@ -125,10 +193,16 @@ impl Drop for Runtime {
         // cancelled when spawned; clear whatever is left.
         inner.owned.close_and_shutdown_all();
         drop(inner.inject.drain());
-        // Queued blocking jobs are cancelled; running ones finish first.
-        inner.blocking.shutdown();
-        // Whoever still waits on a socket sees the runtime gone.
-        inner.driver.io.shutdown();
+        // 3. Then the drivers: every socket operation now fails and every
+        //    timer panics, and whoever waits on one is woken to find out.
+        //    Only tasks outside the workers are left to see it: blocking
+        //    jobs and block_on futures holding a Handle.
+        inner.driver.shutdown();
+        // 4. Last the blocking pool: queued jobs are cancelled, running ones
+        //    finish. It comes after the drivers because a running job may be
+        //    waiting on the runtime's sockets or timers (step 3 ended that).
+        inner.blocking.shutdown(deadline);
+        // 5. The watchdog was told to stop in step 1 and wakes at once.
         if let Some(watchdog) = self.watchdog.take() {
             let _ = watchdog.join();
         }
@@ -142,17 +216,23 @@ impl Handle {
     /// # Panics
     ///
     /// If the thread is not in a runtime; see [`Handle::try_current`].
+    #[track_caller]
     pub fn current() -> Handle {
-        Handle::try_current().expect("Handle::current called outside of a runtime")
+        match Handle::try_current() {
+            Ok(handle) => handle,
+            Err(error) => panic!("{error}"),
+        }
     }
 
-    /// The runtime this thread is in, if any.
-    pub fn try_current() -> Option<Handle> {
+    /// The runtime this thread is in: inside a task, in `block_on`, in a
+    /// `spawn_blocking` job, or under [`Handle::enter`].
+    pub fn try_current() -> Result<Handle, TryCurrentError> {
         context::with_current(|inner| {
             inner.map(|inner| Handle {
                 inner: inner.clone(),
             })
         })
+        .ok_or(TryCurrentError(()))
     }
 
     /// Spawns a task onto this runtime.
@@ -171,6 +251,7 @@ impl Handle {
     /// # Panics
     ///
     /// If called from inside a runtime.
+    #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         let _enter = context::enter_runtime(self.inner.clone());
         block_on::block_on(future)
@@ -178,6 +259,12 @@ impl Handle {
 
     /// Makes this runtime the current one for this thread until the guard is
     /// dropped, so that [`spawn`] works from plain threads.
+    ///
+    /// # Panics
+    ///
+    /// When guards are dropped out of order (each must be dropped before the
+    /// one made before it on the same thread).
+    #[track_caller]
     pub fn enter(&self) -> EnterGuard {
         EnterGuard {
             _guard: context::set_current(self.inner.clone()),
@@ -196,11 +283,24 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        self.inner
-            .blocking
-            .spawn(self.inner.next_id(), f, std::panic::Location::caller())
+        self.inner.spawn_blocking(f, std::panic::Location::caller())
     }
 }
+
+/// Returned by [`Handle::try_current`] outside a runtime.
+#[derive(Debug)]
+pub struct TryCurrentError(());
+
+impl fmt::Display for TryCurrentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(
+            "there is no rt runtime here: this must be called from a task, from block_on, \
+             from a spawn_blocking job, or under Handle::enter",
+        )
+    }
+}
+
+impl std::error::Error for TryCurrentError {}
 
 /// A poll that kept its worker longer than the long-poll threshold, as the
 /// detector reports it.
@@ -257,12 +357,18 @@ where
     F::Output: Send + 'static,
 {
     let location = std::panic::Location::caller();
-    context::with_current(|inner| match inner {
-        Some(inner) => inner.spawn(future, location),
+    let mut future = Some(future);
+    let spawned = context::with_current(|inner| {
+        inner.map(|inner| inner.spawn(future.take().expect("taken once"), location))
+    });
+    // The panic is here, not in the closure, so that it reports the
+    // caller's line (closures do not inherit `#[track_caller]`).
+    match spawned {
+        Some(join) => join,
         None => panic!(
             "rt::spawn called outside of a runtime: call it from a task, from block_on, or under Handle::enter"
         ),
-    })
+    }
 }
 
 impl fmt::Debug for Runtime {

@@ -38,7 +38,7 @@ pub(crate) mod worker;
 
 use crate::blocking;
 use crate::driver;
-use crate::loom::{AtomicU64, Mutex, Ordering, fence};
+use crate::loom::{AtomicU64, Condvar, Mutex, Ordering, fence};
 use crate::task::owned::OwnedTasks;
 use crate::task::{self, JoinHandle, Schedule, Task};
 use idle::Idle;
@@ -108,6 +108,12 @@ pub(crate) struct Handle {
     /// Threads for `spawn_blocking`.
     pub(crate) blocking: blocking::Spawner,
     next_task_id: AtomicU64,
+    /// Worker threads still running; shutdown waits on `exited` for zero.
+    pub(crate) running_workers: Mutex<usize>,
+    exited: Condvar,
+    /// Set at shutdown: the watchdog stops waiting at once.
+    pub(crate) watchdog_stop: Mutex<bool>,
+    pub(crate) watchdog_wake: Condvar,
 }
 
 impl Handle {
@@ -138,6 +144,27 @@ impl Handle {
             self.schedule_task(notified, false);
         }
         join
+    }
+
+    /// Runs `f` on the blocking pool, with this runtime current on the
+    /// pool's thread while it runs.
+    pub(crate) fn spawn_blocking<F, R>(
+        self: &Arc<Self>,
+        f: F,
+        location: &'static std::panic::Location<'static>,
+    ) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        // The job holds the handle only until it runs, or until shutdown
+        // cancels it: no cycle outlives the runtime.
+        let handle = self.clone();
+        let job = move || {
+            let _enter = crate::runtime::context::set_current(handle);
+            f()
+        };
+        self.blocking.spawn(self.next_id(), job, location)
     }
 
     /// Puts a runnable task on a queue: the current worker's (LIFO slot or
@@ -179,13 +206,49 @@ impl Handle {
     // ANCHOR_END: work_pending
 
     /// Starts shutdown: closes the inject queue and wakes every worker so
-    /// that each sees it.
+    /// that each sees it; stops the watchdog.
     pub(crate) fn shutdown(&self) {
         if self.inject.close() {
             for remote in self.remotes.iter() {
                 remote.unpark.unpark();
             }
         }
+        *self.watchdog_stop.lock() = true;
+        self.watchdog_wake.notify_all();
+    }
+
+    /// Called when a worker thread starts.
+    pub(crate) fn worker_started(&self) {
+        *self.running_workers.lock() += 1;
+    }
+
+    /// Called when a worker thread ends (also if it panicked).
+    pub(crate) fn worker_exited(&self) {
+        *self.running_workers.lock() -= 1;
+        self.exited.notify_all();
+    }
+
+    /// Waits until at most `allowed` worker threads still run, or the
+    /// deadline passes (`None`: no deadline). True if they did.
+    pub(crate) fn wait_for_workers(
+        &self,
+        allowed: usize,
+        deadline: Option<std::time::Instant>,
+    ) -> bool {
+        let mut running = self.running_workers.lock();
+        while *running > allowed {
+            match deadline {
+                None => running = self.exited.wait(running),
+                Some(deadline) => {
+                    let now = std::time::Instant::now();
+                    if now >= deadline {
+                        return false;
+                    }
+                    running = self.exited.wait_timeout(running, deadline - now);
+                }
+            }
+        }
+        true
     }
 
     /// A stopped worker hands in its core. When all are in, drop whatever
@@ -261,6 +324,10 @@ pub(crate) fn create(
         driver,
         blocking,
         next_task_id: AtomicU64::new(1),
+        running_workers: Mutex::new(0),
+        exited: Condvar::new(),
+        watchdog_stop: Mutex::new(false),
+        watchdog_wake: Condvar::new(),
     });
     Ok((handle, cores))
 }

@@ -82,8 +82,20 @@ pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
     let mut seen: Vec<Option<Seen>> = vec![None; handle.num_workers()];
     // Spawn locations already printed by the default reporter.
     let mut printed: Vec<&'static Location<'static>> = Vec::new();
-    while !handle.inject.is_closed() {
-        std::thread::sleep(interval);
+    loop {
+        // Sleep one interval, unless shutdown says stop: then at once (a
+        // runtime with a 10 s threshold must not wait 5 s to be dropped).
+        {
+            let stop = handle.watchdog_stop.lock();
+            let stop = if *stop {
+                stop
+            } else {
+                handle.watchdog_wake.wait_timeout(stop, interval)
+            };
+            if *stop {
+                return;
+            }
+        }
         let now = Instant::now();
         // ANCHOR: same_poll
         for (worker, slot) in seen.iter_mut().enumerate() {

@@ -6,9 +6,15 @@
 //! mark was between a socket and its buffer. Waiting senders are woken in
 //! the order they arrived, one per freed slot.
 //!
-//! The receiver's `recv` returns `None` once every sender is gone and the
-//! queue is empty; a send to a closed or dropped receiver gives the value
-//! back in a `SendError`.
+//! The receiver's `recv` returns `None` once the queue is empty and no value
+//! can come any more: every sender is gone, or the receiver was closed
+//! (`close` refuses new values but keeps those queued, so `rx.close();
+//! while let Some(v) = rx.recv().await {}` drains and ends). A send to a
+//! closed or dropped receiver gives the value back in a `SendError`.
+//!
+//! Cancel safety: `recv` is cancel-safe (a value is taken only in the poll
+//! that returns it). `send` is not, quite: dropping it while it waits for
+//! room drops the value, and it loses its place in the senders' queue.
 //!
 //! Book: Chapter 7, "The LIFO slot".
 
@@ -276,8 +282,8 @@ fn remove_waiter<T>(state: &mut State<T>, id: Option<u64>) {
 }
 
 impl<T> Receiver<T> {
-    /// Receives the next value; `None` once every sender is gone and the
-    /// channel is empty.
+    /// Receives the next value; `None` once the channel is empty and closed
+    /// (every sender gone, or [`close`](Self::close) called).
     pub async fn recv(&mut self) -> Option<T> {
         std::future::poll_fn(|cx| self.poll_recv(cx)).await
     }
@@ -295,7 +301,7 @@ impl<T> Receiver<T> {
             }
             return Poll::Ready(Some(value));
         }
-        if state.senders == 0 {
+        if state.senders == 0 || !state.receiver_alive {
             budget.made_progress();
             return Poll::Ready(None);
         }
@@ -318,7 +324,7 @@ impl<T> Receiver<T> {
                 }
                 Ok(value)
             }
-            None if state.senders == 0 => Err(TryRecvError::Disconnected),
+            None if state.senders == 0 || !state.receiver_alive => Err(TryRecvError::Disconnected),
             None => Err(TryRecvError::Empty),
         }
     }
@@ -341,9 +347,16 @@ impl<T> Receiver<T> {
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
         self.close();
-        // Drop queued values now rather than when the last sender goes.
-        let queued: VecDeque<T> = std::mem::take(&mut self.shared.lock().queue);
-        drop(queued);
+        // Drop queued values and our waker now rather than when the last
+        // sender goes: the waker holds a task alive.
+        let (queued, waker) = {
+            let mut state = self.shared.lock();
+            (
+                std::mem::take(&mut state.queue),
+                state.receiver_waker.take(),
+            )
+        };
+        drop((queued, waker));
     }
 }
 
@@ -433,6 +446,30 @@ mod tests {
         drop(first);
         assert_eq!(poll(&mut second), Poll::Ready(Ok(())));
         assert_eq!(rx.try_recv(), Ok(2));
+    }
+
+    #[test]
+    fn a_closed_receiver_drains_then_ends_while_senders_live() {
+        let (tx, mut rx) = channel(4);
+        tx.try_send(1).unwrap();
+        tx.try_send(2).unwrap();
+        rx.close();
+        assert!(matches!(tx.try_send(3), Err(TrySendError::Closed(3))));
+        assert_eq!(rx.try_recv(), Ok(1));
+        let mut recv = Box::pin(rx.recv());
+        assert_eq!(
+            recv.as_mut().poll(&mut Context::from_waker(Waker::noop())),
+            Poll::Ready(Some(2))
+        );
+        drop(recv);
+        let mut recv = Box::pin(rx.recv());
+        assert_eq!(
+            recv.as_mut().poll(&mut Context::from_waker(Waker::noop())),
+            Poll::Ready(None)
+        );
+        drop(recv);
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+        drop(tx);
     }
 
     #[test]

@@ -3,7 +3,12 @@
 //! `Sender::send` stores the value and wakes the receiver; awaiting the
 //! `Receiver` yields it, or an error if the sender was dropped without
 //! sending. `Sender::closed` lets a producer notice that nobody is waiting
-//! any more and stop early.
+//! any more and stop early. `Receiver::close` refuses the value from then
+//! on: a value sent before it can still be taken, and with none the
+//! receiver ends with an error at once.
+//!
+//! Cancel safety: awaiting `Receiver` (by `&mut`) is cancel-safe: dropping
+//! the wait loses no value, which the next wait or `try_recv` takes.
 //!
 //! Book: Chapter 7, "The LIFO slot".
 
@@ -127,17 +132,21 @@ impl<T> Drop for Sender<T> {
 }
 
 impl<T> Receiver<T> {
-    /// Takes the value if it is there, without waiting.
+    /// Takes the value if it is there, without waiting: `Empty` if none has
+    /// been sent yet, `Closed` if none will come (the sender is gone, or
+    /// this receiver was closed).
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         let mut state = self.shared.lock();
         match state.value.take() {
             Some(value) => Ok(value),
-            None if state.sender_alive => Err(TryRecvError::Empty),
+            None if state.sender_alive && state.receiver_alive => Err(TryRecvError::Empty),
             None => Err(TryRecvError::Closed),
         }
     }
 
-    /// Refuses the value from now on; a later `send` fails.
+    /// Refuses the value from now on: a later `send` fails and gives the
+    /// value back. A value sent before can still be received; with none,
+    /// awaiting the receiver returns `RecvError` at once.
     pub fn close(&mut self) {
         let waker = {
             let mut state = self.shared.lock();
@@ -160,7 +169,7 @@ impl<T> Future for Receiver<T> {
             budget.made_progress();
             return Poll::Ready(Ok(value));
         }
-        if !state.sender_alive {
+        if !state.sender_alive || !state.receiver_alive {
             budget.made_progress();
             return Poll::Ready(Err(RecvError));
         }
@@ -175,6 +184,13 @@ impl<T> Future for Receiver<T> {
 impl<T> Drop for Receiver<T> {
     fn drop(&mut self) {
         self.close();
+        // Nobody will poll again: let the waker (and the task it holds) go
+        // now, and a value sent before the drop with it.
+        let (waker, value) = {
+            let mut state = self.shared.lock();
+            (state.receiver_waker.take(), state.value.take())
+        };
+        drop((waker, value));
     }
 }
 
@@ -220,6 +236,21 @@ mod tests {
         drop(tx);
         assert_eq!(poll(&mut rx), Poll::Ready(Err(RecvError)));
         assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+    }
+
+    #[test]
+    fn a_closed_receiver_ends_at_once_and_keeps_a_value_sent_before() {
+        let (tx, mut rx) = channel::<u8>();
+        rx.close();
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+        assert_eq!(poll(&mut rx), Poll::Ready(Err(RecvError)));
+        assert!(tx.is_closed());
+        assert_eq!(tx.send(1), Err(1));
+
+        let (tx, mut rx) = channel();
+        tx.send(7).unwrap();
+        rx.close();
+        assert_eq!(rx.try_recv(), Ok(7));
     }
 
     #[test]

@@ -13,10 +13,14 @@
 //! worker is parked on a timer the recorded instant is 0 and nobody is
 //! woken: a running worker processes timers at its next maintenance tick.
 //!
+//! At shutdown every waiting timer is woken, and from then on polling a
+//! timer panics with a message that says why: nothing will ever turn this
+//! wheel again, so a timer that waited would wait for ever.
+//!
 //! Book: Chapter 7, "The timing wheel".
 
 use super::wheel::{TimerKey, TimerState, Wheel};
-use crate::loom::{AtomicU64, Mutex, Ordering};
+use crate::loom::{AtomicBool, AtomicU64, Mutex, Ordering};
 use std::task::{Poll, Waker};
 use std::time::{Duration, Instant};
 
@@ -27,7 +31,18 @@ pub(crate) struct TimeHandle {
     /// The millisecond at which the worker parked in the driver will wake
     /// on its own (u64::MAX: never); 0 when no worker is parked on a timer.
     parked_until: AtomicU64,
+    /// The runtime has shut down: timers can no longer fire.
+    is_shutdown: AtomicBool,
 }
+
+/// The panic of a timer polled after its runtime shut down (Tokio panics
+/// too, rather than let the task wait for ever).
+pub(crate) const SHUTDOWN_PANIC: &str = "rt: a timer (sleep, timeout or interval) was polled after its runtime shut down: \
+     the runtime is being shut down or is gone, so the timer can never fire";
+
+/// The runtime of a timer has shut down.
+#[derive(Debug)]
+pub(crate) struct Shutdown;
 
 /// What registering a timer found.
 pub(crate) enum Registered {
@@ -35,6 +50,8 @@ pub(crate) enum Registered {
     Pending(TimerKey),
     /// Its deadline has passed already.
     Expired,
+    /// The runtime has shut down.
+    Shutdown,
 }
 
 impl TimeHandle {
@@ -43,7 +60,27 @@ impl TimeHandle {
             start: Instant::now(),
             wheel: Mutex::new(Wheel::new()),
             parked_until: AtomicU64::new(0),
+            is_shutdown: AtomicBool::new(false),
         }
+    }
+
+    /// True once the runtime has shut down.
+    pub(crate) fn is_shutdown(&self) -> bool {
+        self.is_shutdown.load(Ordering::Acquire)
+    }
+
+    /// The runtime shuts down: wake every waiting timer's task, so that its
+    /// next poll finds out (and panics) instead of waiting for ever.
+    pub(crate) fn shutdown(&self) {
+        let mut woken = Vec::new();
+        {
+            let mut wheel = self.wheel.lock();
+            // Under the wheel's lock: a registration either happened before
+            // (and is woken here) or sees the flag.
+            self.is_shutdown.store(true, Ordering::Release);
+            wheel.take_all_wakers(&mut woken);
+        }
+        woken.into_iter().for_each(Waker::wake);
     }
 
     /// Milliseconds since start, rounded down (the time that has passed).
@@ -68,11 +105,17 @@ impl TimeHandle {
     /// deadline is earlier than the one the parked worker sleeps until).
     // ANCHOR: register
     pub(crate) fn register(&self, deadline: Instant, waker: &Waker) -> (Registered, bool) {
+        if self.is_shutdown() {
+            return (Registered::Shutdown, false);
+        }
         let ms = self.deadline_ms(deadline);
         if ms <= self.now_ms() {
             return (Registered::Expired, false);
         }
         let mut wheel = self.wheel.lock();
+        if self.is_shutdown() {
+            return (Registered::Shutdown, false);
+        }
         match wheel.insert(ms, waker.clone()) {
             Some(key) => {
                 let wake = ms < self.parked_until.load(Ordering::Acquire);
@@ -84,10 +127,13 @@ impl TimeHandle {
     // ANCHOR_END: register
 
     /// Ready once the timer fired (the entry is then freed); otherwise
-    /// stores the waker.
-    pub(crate) fn poll(&self, key: TimerKey, waker: &Waker) -> Poll<()> {
+    /// stores the waker. `Err` once the runtime has shut down.
+    pub(crate) fn poll(&self, key: TimerKey, waker: &Waker) -> Result<Poll<()>, Shutdown> {
         let mut wheel = self.wheel.lock();
-        match wheel.state(key) {
+        if self.is_shutdown() {
+            return Err(Shutdown);
+        }
+        Ok(match wheel.state(key) {
             Some(TimerState::Pending) => {
                 wheel.set_waker(key, waker);
                 Poll::Pending
@@ -96,7 +142,7 @@ impl TimeHandle {
                 wheel.remove(key);
                 Poll::Ready(())
             }
-        }
+        })
     }
 
     /// Removes a timer (its `Sleep` was dropped): O(1).

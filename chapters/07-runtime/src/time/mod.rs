@@ -63,6 +63,7 @@ pub mod internals {
 }
 
 pub use sleep::{
-    Elapsed, Interval, Sleep, Timeout, interval, interval_at, sleep, sleep_until, timeout,
+    Elapsed, Interval, MissedTickBehavior, Sleep, Timeout, interval, interval_at, sleep,
+    sleep_until, timeout,
 };
 pub use std::time::Instant;

@@ -1,18 +1,27 @@
 //! The timer futures: [`Sleep`], [`Timeout`] and [`Interval`].
 //!
-//! A `Sleep` is lazy: creating one does nothing. Its first poll registers it
-//! in the wheel of the current runtime (or finds its deadline passed, and is
-//! ready at once); later polls ask the wheel whether it fired; dropping it
-//! removes it from the wheel, so a timeout that did not expire costs an
-//! insert and a removal, both O(1). Each poll spends a unit of the task's
-//! cooperative budget.
+//! A `Sleep` belongs to the runtime that is current where it is created (as
+//! in Tokio, creating one outside a runtime panics, at the caller's line).
+//! Creating it costs nothing more: its first poll registers it in that
+//! runtime's wheel (or finds its deadline passed, and is ready at once);
+//! later polls ask the wheel whether it fired; dropping it removes it from
+//! the wheel, so a timeout that did not expire costs an insert and a
+//! removal, both O(1). Each poll spends a unit of the task's cooperative
+//! budget.
+//!
+//! A duration too long to add to `Instant::now()` (`Duration::MAX`, say)
+//! means "never": the deadline becomes about thirty years from now, as in
+//! Tokio, rather than a panic on overflow.
+//!
+//! Polling a timer whose runtime has shut down panics with a message that
+//! says so: the wheel will never turn again.
 //!
 //! Book: Chapter 7, "The timing wheel".
 
-use super::driver::Registered;
+use super::driver::{Registered, SHUTDOWN_PANIC};
 use super::wheel::TimerKey;
+use crate::driver;
 use crate::runtime::context;
-use crate::scheduler::Handle;
 use crate::task::coop;
 use std::error::Error;
 use std::fmt;
@@ -22,37 +31,72 @@ use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use std::time::{Duration, Instant};
 
-/// Waits until `duration` has passed.
+/// About thirty years: the deadline of a duration too long to add to now.
+const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
+
+/// `now + duration`, or the far future if that does not fit in an `Instant`.
+fn deadline_after(duration: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(duration)
+        .unwrap_or_else(|| now + FAR_FUTURE)
+}
+
+/// The driver of the current runtime.
+#[track_caller]
+fn current_driver(what: &str) -> Arc<driver::Shared> {
+    match context::with_current(|handle| handle.map(|handle| handle.driver.clone())) {
+        Some(driver) => driver,
+        None => panic!(
+            "rt::time::{what} called outside of a runtime: create timers in a task, \
+             inside block_on(async {{ ... }}), or under Handle::enter"
+        ),
+    }
+}
+
+/// Waits until `duration` has passed. A duration too long to represent
+/// (such as `Duration::MAX`) waits for ever.
+///
+/// Cancel safety: dropping it loses nothing; a new `sleep` starts afresh.
 ///
 /// # Panics
 ///
-/// When polled outside a runtime.
+/// If called outside a runtime; when polled after its runtime shut down.
+#[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
-    sleep_until(Instant::now() + duration)
+    Sleep::new(deadline_after(duration), current_driver("sleep"))
 }
 
 /// Waits until `deadline`.
 ///
 /// # Panics
 ///
-/// When polled outside a runtime.
+/// If called outside a runtime; when polled after its runtime shut down.
+#[track_caller]
 pub fn sleep_until(deadline: Instant) -> Sleep {
-    Sleep {
-        deadline,
-        registered: None,
-        done: false,
-    }
+    Sleep::new(deadline, current_driver("sleep_until"))
 }
 
 /// The future of [`sleep`] and [`sleep_until`].
 #[must_use = "a Sleep does nothing unless awaited"]
 pub struct Sleep {
     deadline: Instant,
-    registered: Option<(Arc<Handle>, TimerKey)>,
+    /// The runtime's driver, whose wheel holds the timer.
+    driver: Arc<driver::Shared>,
+    /// The timer in the wheel, once registered.
+    key: Option<TimerKey>,
     done: bool,
 }
 
 impl Sleep {
+    fn new(deadline: Instant, driver: Arc<driver::Shared>) -> Sleep {
+        Sleep {
+            deadline,
+            driver,
+            key: None,
+            done: false,
+        }
+    }
+
     /// When it completes.
     pub fn deadline(&self) -> Instant {
         self.deadline
@@ -71,8 +115,8 @@ impl Sleep {
     }
 
     fn cancel(&mut self) {
-        if let Some((handle, key)) = self.registered.take() {
-            handle.driver.time.cancel(key);
+        if let Some(key) = self.key.take() {
+            self.driver.time.cancel(key);
         }
     }
 
@@ -82,30 +126,32 @@ impl Sleep {
             return Poll::Ready(());
         }
         let budget = ready!(coop::poll_proceed(cx));
-        let result = match &self.registered {
-            Some((handle, key)) => handle.driver.time.poll(*key, cx.waker()),
+        let time = &self.driver.time;
+        let result = match self.key {
+            Some(key) => match time.poll(key, cx.waker()) {
+                Ok(poll) => poll,
+                Err(_) => panic!("{SHUTDOWN_PANIC}"),
+            },
             None => {
-                let handle = context::with_current(|handle| handle.cloned())
-                    .expect("rt::time::sleep polled outside of a runtime");
-                let (registered, wake_driver) =
-                    handle.driver.time.register(self.deadline, cx.waker());
+                let (registered, wake_driver) = time.register(self.deadline, cx.waker());
                 if wake_driver {
                     // The worker in epoll_wait sleeps past this deadline.
-                    handle.driver.unpark();
+                    self.driver.unpark();
                 }
                 match registered {
                     Registered::Pending(key) => {
-                        self.registered = Some((handle, key));
+                        self.key = Some(key);
                         Poll::Pending
                     }
                     Registered::Expired => Poll::Ready(()),
+                    Registered::Shutdown => panic!("{SHUTDOWN_PANIC}"),
                 }
             }
         };
         if result.is_ready() {
             budget.made_progress();
             // The wheel freed the entry when it reported it fired.
-            self.registered = None;
+            self.key = None;
             self.done = true;
         }
         result
@@ -136,11 +182,17 @@ impl fmt::Debug for Sleep {
 }
 
 /// Runs `future` with a time limit: its output, or [`Elapsed`] if `duration`
-/// passes first (the future is then dropped, which cancels it).
+/// passes first (the future is then dropped, which cancels it). A duration
+/// too long to represent (such as `Duration::MAX`) never expires.
+///
+/// # Panics
+///
+/// If called outside a runtime; when polled after its runtime shut down.
+#[track_caller]
 pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
     Timeout {
         future: Box::pin(future),
-        sleep: sleep(duration),
+        sleep: Sleep::new(deadline_after(duration), current_driver("timeout")),
     }
 }
 
@@ -187,36 +239,84 @@ impl<F: Future> Future for Timeout<F> {
 ///
 /// # Panics
 ///
-/// If `period` is zero.
+/// If `period` is zero, or if called outside a runtime.
+#[track_caller]
 pub fn interval(period: Duration) -> Interval {
-    interval_at(Instant::now(), period)
+    assert!(
+        period > Duration::ZERO,
+        "rt::time::interval: `period` must be non-zero"
+    );
+    Interval {
+        sleep: Sleep::new(Instant::now(), current_driver("interval")),
+        period,
+        missed_tick_behavior: MissedTickBehavior::default(),
+    }
 }
 
 /// Ticks every `period`, starting at `start`.
 ///
 /// # Panics
 ///
-/// If `period` is zero.
+/// If `period` is zero, or if called outside a runtime.
+#[track_caller]
 pub fn interval_at(start: Instant, period: Duration) -> Interval {
     assert!(
         period > Duration::ZERO,
-        "an interval's period must be non-zero"
+        "rt::time::interval_at: `period` must be non-zero"
     );
     Interval {
-        sleep: sleep_until(start),
+        sleep: Sleep::new(start, current_driver("interval_at")),
         period,
+        missed_tick_behavior: MissedTickBehavior::default(),
     }
 }
 
+/// What an [`Interval`] does with the ticks it missed while its task was
+/// busy (a tick more than 5 ms late counts as missed, as in Tokio).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MissedTickBehavior {
+    /// Fire the missed ticks at once, one per `tick()`, until the schedule
+    /// has caught up: the ticks keep their original times (the default,
+    /// as in Tokio).
+    #[default]
+    Burst,
+    /// Start the schedule again from now: the next tick is one period after
+    /// the late one fired.
+    Delay,
+    /// Drop the missed ticks: the next tick is the first of the original
+    /// schedule that is still to come.
+    Skip,
+}
+
+impl MissedTickBehavior {
+    /// The deadline of the tick after one scheduled at `scheduled` that
+    /// fired late, at `now`.
+    fn next_after_missed(self, scheduled: Instant, now: Instant, period: Duration) -> Instant {
+        match self {
+            MissedTickBehavior::Burst => scheduled.checked_add(period),
+            MissedTickBehavior::Delay => now.checked_add(period),
+            MissedTickBehavior::Skip => {
+                // The first tick of the schedule after now (in u128
+                // nanoseconds, so no count of missed ticks can overflow).
+                let into = now.duration_since(scheduled).as_nanos() % period.as_nanos();
+                now.checked_add(period - Duration::from_nanos(into as u64))
+            }
+        }
+        .unwrap_or_else(|| now + FAR_FUTURE)
+    }
+}
+
+/// How late a tick may fire before it counts as missed.
+const MISSED_AFTER: Duration = Duration::from_millis(5);
+
 /// The stream of ticks of [`interval`].
 ///
-/// If a tick is late (the task was busy), the ticks missed are not made up
-/// in a burst: the next deadline is the next multiple of the period after
-/// now (Tokio calls this `MissedTickBehavior::Skip`).
+/// Cancel safety: `tick()` is cancel-safe: dropping it loses no tick.
 #[derive(Debug)]
 pub struct Interval {
     sleep: Sleep,
     period: Duration,
+    missed_tick_behavior: MissedTickBehavior,
 }
 
 impl Interval {
@@ -231,14 +331,15 @@ impl Interval {
         ready!(self.sleep.poll_elapsed(cx));
         let scheduled = self.sleep.deadline();
         let now = Instant::now();
-        let mut next = scheduled + self.period;
-        if next <= now {
-            // Skip the missed ticks: the first tick of the schedule after
-            // now (computed in u128 nanoseconds, so no count of missed ticks
-            // can overflow).
-            let into = now.duration_since(scheduled).as_nanos() % self.period.as_nanos();
-            next = now + (self.period - Duration::from_nanos(into as u64));
-        }
+        let next = if now.saturating_duration_since(scheduled) > MISSED_AFTER {
+            self.missed_tick_behavior
+                .next_after_missed(scheduled, now, self.period)
+        } else {
+            // On time. A period too long to add means no next tick.
+            scheduled
+                .checked_add(self.period)
+                .unwrap_or_else(|| now + FAR_FUTURE)
+        };
         self.sleep.reset(next);
         Poll::Ready(scheduled)
     }
@@ -247,5 +348,15 @@ impl Interval {
     /// The period.
     pub fn period(&self) -> Duration {
         self.period
+    }
+
+    /// What it does with missed ticks.
+    pub fn missed_tick_behavior(&self) -> MissedTickBehavior {
+        self.missed_tick_behavior
+    }
+
+    /// Sets what it does with missed ticks.
+    pub fn set_missed_tick_behavior(&mut self, behavior: MissedTickBehavior) {
+        self.missed_tick_behavior = behavior;
     }
 }

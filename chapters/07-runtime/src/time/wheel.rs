@@ -211,6 +211,18 @@ impl Wheel {
     }
     // ANCHOR_END: advance
 
+    /// At shutdown: the waker of every pending timer, so that each waiting
+    /// task is woken and finds the runtime gone. The timers stay pending.
+    pub(crate) fn take_all_wakers(&mut self, fired: &mut Vec<Waker>) {
+        for entry in &mut self.entries {
+            if entry.state == Some(TimerState::Pending)
+                && let Some(waker) = entry.waker.take()
+            {
+                fired.push(waker);
+            }
+        }
+    }
+
     fn entry(&self, key: TimerKey) -> Option<&Entry> {
         self.index_of(key).map(|index| &self.entries[index])
     }

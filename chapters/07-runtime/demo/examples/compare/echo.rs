@@ -145,6 +145,19 @@ pub fn compare(
         group_thousands(throughput(&ours)),
         group_thousands(throughput(&tokio)),
     ));
+    // The server's resident memory per connection (the harness reads the
+    // server's RSS before connecting and while every connection is open),
+    // in the median round. Ours includes each socket's waiter list.
+    let memory = |v: &Value| {
+        v["server_rss_per_connection_kib"]
+            .as_f64()
+            .unwrap_or(f64::NAN)
+    };
+    console.say(format!(
+        "Server memory per connection, median round: ours {:.2} KiB, tokio {:.2} KiB",
+        memory(&ours),
+        memory(&tokio),
+    ));
     Ok(json!({
         "experiment": "echo",
         "connections": config.connections,
@@ -155,6 +168,8 @@ pub fn compare(
         "throughput_rounds_ours": ours_rounds,
         "throughput_rounds_tokio": tokio_rounds,
         "throughput_ratio_vs_tokio": (ratio * 1000.0).round() / 1000.0,
+        "memory_per_connection_kib_ours": memory(&ours),
+        "memory_per_connection_kib_tokio": memory(&tokio),
     }))
 }
 
