@@ -147,20 +147,12 @@ impl Runtime {
         if std::mem::replace(&mut self.is_shut_down, true) {
             return;
         }
-        let mut wait = wait;
         // 0. Waiting for the runtime's threads from one of its own tasks, or
         //    from inside block_on, would stall the very thread that should
-        //    run them: refused, as Tokio refuses it. (While already
-        //    panicking, shut down without waiting rather than abort.)
-        if wait != Some(Duration::ZERO) && !context::blocking_allowed() {
-            if !std::thread::panicking() {
-                panic!(
-                    "cannot drop a runtime in a context where blocking is not allowed: it was dropped \
-                     from async code (a task or block_on); drop it outside, or use shutdown_background"
-                );
-            }
-            wait = Some(Duration::ZERO);
-        }
+        //    run them: refused, as Tokio refuses it. The runtime still shuts
+        //    down, without waiting, and then we panic to say so.
+        let refused = wait != Some(Duration::ZERO) && !context::blocking_allowed();
+        let wait = if refused { Some(Duration::ZERO) } else { wait };
         let deadline = wait.map(|wait| Instant::now().checked_add(wait));
         let deadline = deadline
             .map(|at| at.unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400 * 365)));
@@ -203,8 +195,17 @@ impl Runtime {
         //    waiting on the runtime's sockets or timers (step 3 ended that).
         inner.blocking.shutdown(deadline);
         // 5. The watchdog was told to stop in step 1 and wakes at once.
-        if let Some(watchdog) = self.watchdog.take() {
+        if let Some(watchdog) = self.watchdog.take()
+            && !refused
+        {
             let _ = watchdog.join();
+        }
+        // (While already panicking, a second panic would abort.)
+        if refused && !std::thread::panicking() {
+            panic!(
+                "cannot drop a runtime in a context where blocking is not allowed: it was dropped \
+                 from async code (a task or block_on); drop it outside, or use shutdown_background"
+            );
         }
     }
 }
