@@ -9,7 +9,12 @@
 //! receiving task, which, when the sender is itself a task on a worker, goes
 //! to that worker's LIFO slot and runs next.
 //!
+//! [`watch`] holds the latest value for many readers, [`broadcast`] gives
+//! every receiver every value (Book: Chapter 7, "Channels").
+//!
 //! Book: Chapter 7, "The LIFO slot".
 
+pub mod broadcast;
 pub mod mpsc;
 pub mod oneshot;
+pub mod watch;

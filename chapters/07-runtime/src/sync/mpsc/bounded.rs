@@ -1,0 +1,428 @@
+//! The bounded channel's handles: [`Sender`], [`Receiver`], the permits
+//! and [`WeakSender`].
+//!
+//! Every method here is a thin shell over `chan.rs`; what a reader should
+//! take from this file is the shape of the API, which is Tokio's: `send` is
+//! `reserve` followed by [`Permit::send`], and a permit is a slot held in
+//! the caller's hand.
+//!
+//! Book: Chapter 7, "Channels".
+
+use super::chan::{Chan, Full, ReserveState};
+use super::error::{SendError, TryRecvError, TrySendError};
+use crate::loom::Arc;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// Sends values into a bounded channel; clone it for more producers.
+pub struct Sender<T> {
+    chan: Arc<Chan<T>>,
+}
+
+/// A sender that does not keep the channel open: [`upgrade`](Self::upgrade)
+/// it to send.
+pub struct WeakSender<T> {
+    chan: Arc<Chan<T>>,
+}
+
+/// Receives the values of a bounded channel.
+pub struct Receiver<T> {
+    chan: Arc<Chan<T>>,
+}
+
+/// One slot of the channel, reserved: [`send`](Self::send) cannot fail and
+/// does not wait. Dropping it unused gives the slot back.
+pub struct Permit<'a, T> {
+    chan: &'a Chan<T>,
+}
+
+/// A [`Permit`] that owns its sender, for moving into another task.
+pub struct OwnedPermit<T> {
+    sender: Option<Sender<T>>,
+}
+
+/// Creates a bounded channel: at most `buffer` values wait in it (counting
+/// the slots held by permits), and a sender that finds it full waits.
+///
+/// # Panics
+///
+/// If `buffer` is zero.
+#[track_caller]
+pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
+    assert!(buffer > 0, "mpsc bounded channel requires buffer > 0");
+    let chan = Arc::new(Chan::new(Some(buffer)));
+    (Sender { chan: chan.clone() }, Receiver { chan })
+}
+
+/// The future behind `reserve`: holds our place in the senders' queue and
+/// leaves it when dropped.
+struct Reserve<'a, T> {
+    chan: &'a Chan<T>,
+    wait: ReserveState,
+}
+
+impl<T> Future for Reserve<'_, T> {
+    type Output = Result<(), ()>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = &mut *self;
+        this.chan.poll_reserve(&mut this.wait, cx)
+    }
+}
+
+impl<T> Drop for Reserve<'_, T> {
+    fn drop(&mut self) {
+        self.chan.cancel_reserve(&mut self.wait);
+    }
+}
+
+impl<T> Sender<T> {
+    /// Sends `value`, waiting for a free slot if the channel is full. Fails,
+    /// giving the value back, if the receiver was closed or dropped.
+    ///
+    /// # Cancel safety
+    ///
+    /// Not cancel-safe: dropping the future while it waits drops `value`,
+    /// and the sender loses its place in the queue of waiting senders. Use
+    /// [`reserve`](Self::reserve) in a `select!` to keep the value.
+    pub async fn send(&self, value: T) -> Result<(), SendError<T>> {
+        match self.reserve().await {
+            Ok(permit) => {
+                permit.send(value);
+                Ok(())
+            }
+            Err(_) => Err(SendError(value)),
+        }
+    }
+
+    /// Sends `value` if a slot is free now and nobody waits for one.
+    pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
+        match self.chan.try_reserve() {
+            Ok(()) => {
+                self.chan.send_with_permit(value);
+                Ok(())
+            }
+            Err(Full::NoSlot) => Err(TrySendError::Full(value)),
+            Err(Full::Closed) => Err(TrySendError::Closed(value)),
+        }
+    }
+
+    /// Waits for a slot and holds it: the permit's `send` then cannot fail
+    /// or wait. Senders are served in the order they started waiting.
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future loses its place in the queue (and gives back a
+    /// slot granted to it but not yet taken); no slot is leaked.
+    pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
+        self.wait_for_slot().await?;
+        Ok(Permit { chan: &self.chan })
+    }
+
+    /// Like [`reserve`](Self::reserve), but the permit owns this sender, so
+    /// it can move into another task; `OwnedPermit::send` gives it back.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`reserve`](Self::reserve); the sender is dropped with the future.
+    pub async fn reserve_owned(self) -> Result<OwnedPermit<T>, SendError<()>> {
+        self.wait_for_slot().await?;
+        Ok(OwnedPermit { sender: Some(self) })
+    }
+
+    async fn wait_for_slot(&self) -> Result<(), SendError<()>> {
+        Reserve {
+            chan: &self.chan,
+            wait: ReserveState::default(),
+        }
+        .await
+        .map_err(|()| SendError(()))
+    }
+
+    /// A slot now, if one is free: `Full(())` or `Closed(())` otherwise.
+    pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
+        match self.chan.try_reserve() {
+            Ok(()) => Ok(Permit { chan: &self.chan }),
+            Err(Full::NoSlot) => Err(TrySendError::Full(())),
+            Err(Full::Closed) => Err(TrySendError::Closed(())),
+        }
+    }
+
+    /// [`try_reserve`](Self::try_reserve) for an [`OwnedPermit`]; gives the
+    /// sender back on failure.
+    pub fn try_reserve_owned(self) -> Result<OwnedPermit<T>, TrySendError<Sender<T>>> {
+        match self.chan.try_reserve() {
+            Ok(()) => Ok(OwnedPermit { sender: Some(self) }),
+            Err(Full::NoSlot) => Err(TrySendError::Full(self)),
+            Err(Full::Closed) => Err(TrySendError::Closed(self)),
+        }
+    }
+
+    /// Completes when the receiver is dropped or closed: a producer can
+    /// `select!` on it to stop work nobody will receive.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel-safe: it takes nothing.
+    pub async fn closed(&self) {
+        closed(&self.chan).await
+    }
+
+    /// True if the receiver was dropped or closed.
+    pub fn is_closed(&self) -> bool {
+        self.chan.is_closed()
+    }
+
+    /// Free slots now: the capacity minus queued values and held permits.
+    pub fn capacity(&self) -> usize {
+        self.chan.capacity()
+    }
+
+    /// The capacity the channel was created with.
+    pub fn max_capacity(&self) -> usize {
+        self.chan.max_capacity()
+    }
+
+    /// A [`WeakSender`]: it does not count as a sender, so it does not keep
+    /// the receiver waiting.
+    pub fn downgrade(&self) -> WeakSender<T> {
+        self.chan.add_weak();
+        WeakSender {
+            chan: self.chan.clone(),
+        }
+    }
+
+    /// True if both senders feed the same channel.
+    pub fn same_channel(&self, other: &Sender<T>) -> bool {
+        std::ptr::eq(&*self.chan, &*other.chan)
+    }
+
+    /// Senders (not counting weak ones) alive now.
+    pub fn strong_count(&self) -> usize {
+        self.chan.strong_count()
+    }
+
+    /// Weak senders alive now.
+    pub fn weak_count(&self) -> usize {
+        self.chan.weak_count()
+    }
+}
+
+/// Waits until the channel's receiver is closed or dropped.
+pub(super) async fn closed<T>(chan: &Chan<T>) {
+    struct Closed<'a, T> {
+        chan: &'a Chan<T>,
+        key: Option<usize>,
+    }
+    impl<T> Future for Closed<'_, T> {
+        type Output = ();
+        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+            let this = &mut *self;
+            this.chan.poll_closed(&mut this.key, cx)
+        }
+    }
+    impl<T> Drop for Closed<'_, T> {
+        fn drop(&mut self) {
+            self.chan.cancel_closed(&mut self.key);
+        }
+    }
+    Closed { chan, key: None }.await
+}
+
+impl<T> Clone for Sender<T> {
+    fn clone(&self) -> Sender<T> {
+        self.chan.add_sender();
+        Sender {
+            chan: self.chan.clone(),
+        }
+    }
+}
+
+impl<T> Drop for Sender<T> {
+    fn drop(&mut self) {
+        self.chan.drop_sender();
+    }
+}
+
+impl<T> WeakSender<T> {
+    /// A sender again, if any sender is still alive; `None` once they have
+    /// all been dropped (the channel has then ended for good).
+    pub fn upgrade(&self) -> Option<Sender<T>> {
+        self.chan.upgrade().then(|| Sender {
+            chan: self.chan.clone(),
+        })
+    }
+}
+
+impl<T> Clone for WeakSender<T> {
+    fn clone(&self) -> WeakSender<T> {
+        self.chan.add_weak();
+        WeakSender {
+            chan: self.chan.clone(),
+        }
+    }
+}
+
+impl<T> Drop for WeakSender<T> {
+    fn drop(&mut self) {
+        self.chan.drop_weak();
+    }
+}
+
+impl<T> Permit<'_, T> {
+    /// Sends `value` into the reserved slot; never waits. If the receiver
+    /// has been dropped meanwhile, the value is dropped.
+    pub fn send(self, value: T) {
+        let chan = self.chan;
+        std::mem::forget(self);
+        chan.send_with_permit(value);
+    }
+}
+
+impl<T> Drop for Permit<'_, T> {
+    fn drop(&mut self) {
+        self.chan.drop_permit();
+    }
+}
+
+impl<T> OwnedPermit<T> {
+    /// Sends `value` into the reserved slot and gives the sender back.
+    pub fn send(mut self, value: T) -> Sender<T> {
+        let sender = self.sender.take().expect("a permit holds its sender");
+        sender.chan.send_with_permit(value);
+        sender
+    }
+
+    /// Gives the slot back unused, and the sender with it.
+    pub fn release(mut self) -> Sender<T> {
+        let sender = self.sender.take().expect("a permit holds its sender");
+        sender.chan.drop_permit();
+        sender
+    }
+}
+
+impl<T> Drop for OwnedPermit<T> {
+    fn drop(&mut self) {
+        if let Some(sender) = self.sender.take() {
+            sender.chan.drop_permit();
+        }
+    }
+}
+
+impl<T> Receiver<T> {
+    /// Receives the next value; `None` once the channel is empty and no value
+    /// can come: every sender is gone, or [`close`](Self::close) was called
+    /// and every permit taken before it has been used or dropped.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel-safe: a value is taken only by the poll that returns it, so a
+    /// `recv` dropped in a `select!` loses nothing.
+    pub async fn recv(&mut self) -> Option<T> {
+        std::future::poll_fn(|cx| self.chan.poll_recv(cx)).await
+    }
+
+    /// Receives up to `limit` values at once, appending them to `buffer`;
+    /// returns how many. Waits only while there is none; `0` means the
+    /// channel has ended (or `limit` was 0, which returns at once).
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel-safe, as [`recv`](Self::recv).
+    pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+        if limit == 0 {
+            return 0;
+        }
+        std::future::poll_fn(|cx| self.chan.poll_recv_many(cx, buffer, limit)).await
+    }
+
+    /// Polls for the next value (for hand-written futures).
+    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        self.chan.poll_recv(cx)
+    }
+
+    /// Takes a value if one is queued.
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        self.chan.try_recv()
+    }
+
+    /// Refuses new values: senders fail from now on (permits already held
+    /// may still send), and the queued values can still be received.
+    pub fn close(&mut self) {
+        self.chan.close();
+    }
+
+    /// Values queued now.
+    pub fn len(&self) -> usize {
+        self.chan.len()
+    }
+
+    /// True if no value is queued.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True once [`close`](Self::close) was called or every sender is gone
+    /// (values may still be queued).
+    pub fn is_closed(&self) -> bool {
+        self.chan.receiver_is_closed()
+    }
+
+    /// Free slots now.
+    pub fn capacity(&self) -> usize {
+        self.chan.capacity()
+    }
+
+    /// The capacity the channel was created with.
+    pub fn max_capacity(&self) -> usize {
+        self.chan.max_capacity()
+    }
+
+    /// Senders alive now (not counting weak ones).
+    pub fn sender_strong_count(&self) -> usize {
+        self.chan.strong_count()
+    }
+
+    /// Weak senders alive now.
+    pub fn sender_weak_count(&self) -> usize {
+        self.chan.weak_count()
+    }
+}
+
+impl<T> Drop for Receiver<T> {
+    fn drop(&mut self) {
+        self.chan.drop_receiver();
+    }
+}
+
+impl<T> fmt::Debug for Sender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("mpsc::Sender")
+    }
+}
+
+impl<T> fmt::Debug for WeakSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("mpsc::WeakSender")
+    }
+}
+
+impl<T> fmt::Debug for Receiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("mpsc::Receiver")
+    }
+}
+
+impl<T> fmt::Debug for Permit<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("mpsc::Permit")
+    }
+}
+
+impl<T> fmt::Debug for OwnedPermit<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("mpsc::OwnedPermit")
+    }
+}

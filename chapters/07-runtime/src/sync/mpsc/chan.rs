@@ -1,0 +1,470 @@
+//! The state both mpsc channels share: one mutex around the queue of
+//! values, the slot accounting, the counts of handles and the waiters.
+//!
+//! A bounded channel of capacity *n* has *n* slots, and every slot is in
+//! exactly one of four places: free (`available`), held by a permit that has
+//! not sent yet (`permits`), holding a queued value (`queue`), or granted to a
+//! waiting `reserve` that has not yet looked (a `Granted` node of
+//! `send_waiters`). A value goes in only through a slot: `send` is `reserve`
+//! then `Permit::send`. When the receiver takes a value, or a permit is
+//! dropped unused, the slot is [released](State::release): handed straight
+//! to the oldest waiting sender if there is one, otherwise made free. So a
+//! sender that arrives later can never take a slot from one that waited
+//! (no barging), and a slot never sits free while someone waits.
+//!
+//! The unbounded channel is the same state with no slots: its `send` pushes.
+//!
+//! The receiver ends (`recv` returns `None`) once the queue is empty and no
+//! value can come: every sender is gone, or the channel was closed *and*
+//! every permit taken before the close has been used or dropped (a permit
+//! may still send after `close`, so that no reserved value is lost).
+//!
+//! Book: Chapter 7, "Channels".
+
+use super::wait_queue::{WaitQueue, Waiter, wake_all};
+use crate::loom::{Mutex, MutexGuard};
+use std::collections::VecDeque;
+use std::task::{Context, Poll, Waker};
+
+/// A value at most this many slots of a bounded channel are allocated up
+/// front; a larger channel grows its queue as it fills.
+const PREALLOCATE: usize = 1024;
+
+pub(crate) struct Chan<T> {
+    state: Mutex<State<T>>,
+    /// The capacity; `None` for the unbounded channel.
+    bound: Option<usize>,
+}
+
+pub(crate) struct State<T> {
+    queue: VecDeque<T>,
+    /// Free slots (bounded only).
+    available: usize,
+    /// Permits that have neither sent nor been dropped.
+    permits: usize,
+    senders: usize,
+    weak_senders: usize,
+    /// `close` was called or the receiver dropped: no new value may enter.
+    closed: bool,
+    receiver_dropped: bool,
+    receiver_waker: Option<Waker>,
+    /// `reserve`s (and `send`s) waiting for a slot, oldest first.
+    send_waiters: WaitQueue,
+    /// `Sender::closed` futures.
+    closed_waiters: WaitQueue,
+}
+
+/// What `poll_reserve` needs to remember between polls.
+#[derive(Debug, Default)]
+pub(crate) struct ReserveState {
+    key: Option<usize>,
+}
+
+impl<T> Chan<T> {
+    pub(crate) fn new(bound: Option<usize>) -> Chan<T> {
+        Chan {
+            state: Mutex::new(State {
+                queue: VecDeque::with_capacity(bound.unwrap_or(0).min(PREALLOCATE)),
+                available: bound.unwrap_or(0),
+                permits: 0,
+                senders: 1,
+                weak_senders: 0,
+                closed: false,
+                receiver_dropped: false,
+                receiver_waker: None,
+                send_waiters: WaitQueue::new(),
+                closed_waiters: WaitQueue::new(),
+            }),
+            bound,
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State<T>> {
+        self.state.lock()
+    }
+
+    pub(crate) fn max_capacity(&self) -> usize {
+        self.bound.unwrap_or(usize::MAX)
+    }
+
+    // ---- senders -------------------------------------------------------
+
+    pub(crate) fn add_sender(&self) {
+        self.lock().senders += 1;
+    }
+
+    /// A strong handle again from a weak one, unless every sender is gone.
+    pub(crate) fn upgrade(&self) -> bool {
+        let mut state = self.lock();
+        if state.senders == 0 {
+            return false;
+        }
+        state.senders += 1;
+        true
+    }
+
+    pub(crate) fn drop_sender(&self) {
+        let waker = {
+            let mut state = self.lock();
+            state.senders -= 1;
+            if state.senders > 0 {
+                return;
+            }
+            state.receiver_waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+
+    pub(crate) fn add_weak(&self) {
+        self.lock().weak_senders += 1;
+    }
+
+    pub(crate) fn drop_weak(&self) {
+        self.lock().weak_senders -= 1;
+    }
+
+    pub(crate) fn strong_count(&self) -> usize {
+        self.lock().senders
+    }
+
+    pub(crate) fn weak_count(&self) -> usize {
+        self.lock().weak_senders
+    }
+
+    pub(crate) fn is_closed(&self) -> bool {
+        self.lock().closed
+    }
+
+    /// Free slots now (bounded only).
+    pub(crate) fn capacity(&self) -> usize {
+        self.lock().available
+    }
+
+    /// The unbounded send: queues `value` unless the channel is closed.
+    pub(crate) fn push(&self, value: T) -> Result<(), T> {
+        let waker = {
+            let mut state = self.lock();
+            if state.closed {
+                return Err(value);
+            }
+            state.queue.push_back(value);
+            state.receiver_waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        Ok(())
+    }
+
+    /// Takes a free slot now, if there is one and the channel is open.
+    pub(crate) fn try_reserve(&self) -> Result<(), Full> {
+        let mut state = self.lock();
+        if state.closed {
+            return Err(Full::Closed);
+        }
+        if state.available == 0 {
+            return Err(Full::NoSlot);
+        }
+        state.available -= 1;
+        state.permits += 1;
+        Ok(())
+    }
+
+    /// Polls for a slot, queueing behind earlier waiters. `Ready(Ok)` means
+    /// the caller now holds a permit.
+    // ANCHOR: poll_reserve
+    pub(crate) fn poll_reserve(
+        &self,
+        wait: &mut ReserveState,
+        cx: &mut Context<'_>,
+    ) -> Poll<Result<(), ()>> {
+        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
+        let mut state = self.lock();
+        let result = match wait.key {
+            // First poll: a free slot is ours (a free slot means nobody is
+            // queued, as a released slot goes to the oldest waiter first).
+            None if state.closed => Err(()),
+            None if state.available > 0 => {
+                state.available -= 1;
+                Ok(())
+            }
+            None => {
+                wait.key = Some(state.send_waiters.push_back(cx.waker().clone()));
+                return Poll::Pending;
+            }
+            Some(key) => match state.send_waiters.state(key) {
+                Waiter::Queued if !state.closed => {
+                    state.send_waiters.update(key, cx.waker());
+                    return Poll::Pending;
+                }
+                Waiter::Granted if !state.closed => {
+                    state.send_waiters.remove(key);
+                    wait.key = None;
+                    Ok(())
+                }
+                granted_or_woken => {
+                    // Closed: a slot granted before the close goes back.
+                    state.send_waiters.remove(key);
+                    wait.key = None;
+                    if granted_or_woken == Waiter::Granted {
+                        state.available += 1;
+                    }
+                    Err(())
+                }
+            },
+        };
+        if result.is_ok() {
+            state.permits += 1;
+        }
+        budget.made_progress();
+        Poll::Ready(result)
+    }
+    // ANCHOR_END: poll_reserve
+
+    /// A waiting `reserve` was dropped: leave the queue, and pass on a slot
+    /// that had been granted to it.
+    pub(crate) fn cancel_reserve(&self, wait: &mut ReserveState) {
+        let Some(key) = wait.key.take() else {
+            return;
+        };
+        let next = {
+            let mut state = self.lock();
+            match state.send_waiters.remove(key) {
+                Waiter::Granted => state.release(),
+                Waiter::Queued | Waiter::Woken => None,
+            }
+        };
+        if let Some(waker) = next {
+            waker.wake();
+        }
+    }
+
+    /// A permit sends: the value takes the permit's slot.
+    // ANCHOR: permit_send
+    pub(crate) fn send_with_permit(&self, value: T) {
+        let (waker, refused) = {
+            let mut state = self.lock();
+            state.permits -= 1;
+            if state.receiver_dropped {
+                // Nobody will ever receive it: the slot is free again.
+                state.available += 1;
+                (None, Some(value))
+            } else {
+                state.queue.push_back(value);
+                (state.receiver_waker.take(), None)
+            }
+        };
+        drop(refused);
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
+    // ANCHOR_END: permit_send
+
+    /// A permit is dropped unused: its slot goes to the next waiter, and a
+    /// closed channel's receiver may now be able to end.
+    pub(crate) fn drop_permit(&self) {
+        let (next, receiver) = {
+            let mut state = self.lock();
+            state.permits -= 1;
+            let next = state.release();
+            let receiver = if state.closed && state.permits == 0 && state.queue.is_empty() {
+                state.receiver_waker.take()
+            } else {
+                None
+            };
+            (next, receiver)
+        };
+        next.into_iter().chain(receiver).for_each(Waker::wake);
+    }
+
+    /// Polls until the receiver is dropped or closed.
+    pub(crate) fn poll_closed(&self, key: &mut Option<usize>, cx: &mut Context<'_>) -> Poll<()> {
+        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
+        let mut state = self.lock();
+        if state.closed {
+            if let Some(key) = key.take() {
+                state.closed_waiters.remove(key);
+            }
+            budget.made_progress();
+            return Poll::Ready(());
+        }
+        match *key {
+            Some(k) if state.closed_waiters.state(k) == Waiter::Queued => {
+                state.closed_waiters.update(k, cx.waker());
+            }
+            Some(k) => {
+                // Woken, yet not closed: cannot happen (only a close wakes
+                // these), but queueing again is always safe.
+                state.closed_waiters.remove(k);
+                *key = Some(state.closed_waiters.push_back(cx.waker().clone()));
+            }
+            None => *key = Some(state.closed_waiters.push_back(cx.waker().clone())),
+        }
+        Poll::Pending
+    }
+
+    pub(crate) fn cancel_closed(&self, key: &mut Option<usize>) {
+        if let Some(key) = key.take() {
+            self.lock().closed_waiters.remove(key);
+        }
+    }
+
+    // ---- the receiver --------------------------------------------------
+
+    /// Takes up to `limit` values into `buffer` (at least one, or `Ready(0)`
+    /// once the channel has ended).
+    // ANCHOR: poll_recv_many
+    pub(crate) fn poll_recv_many(
+        &self,
+        cx: &mut Context<'_>,
+        buffer: &mut Vec<T>,
+        limit: usize,
+    ) -> Poll<usize> {
+        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
+        let mut state = self.lock();
+        let taken = limit.min(state.queue.len());
+        if taken > 0 {
+            buffer.extend(state.queue.drain(..taken));
+            // Each value taken frees a slot, for the oldest waiters first.
+            let mut wakers = Vec::new();
+            if self.bound.is_some() {
+                for _ in 0..taken {
+                    wakers.extend(state.release());
+                }
+            }
+            drop(state);
+            budget.made_progress();
+            wake_all(wakers);
+            return Poll::Ready(taken);
+        }
+        if state.has_ended() {
+            budget.made_progress();
+            return Poll::Ready(0);
+        }
+        match &state.receiver_waker {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            _ => state.receiver_waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
+    }
+    // ANCHOR_END: poll_recv_many
+
+    /// Polls for one value: the common case of `poll_recv_many`, without the
+    /// buffer.
+    pub(crate) fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
+        let mut state = self.lock();
+        if let Some(value) = state.queue.pop_front() {
+            let next = if self.bound.is_some() {
+                state.release()
+            } else {
+                None
+            };
+            drop(state);
+            budget.made_progress();
+            if let Some(waker) = next {
+                waker.wake();
+            }
+            return Poll::Ready(Some(value));
+        }
+        if state.has_ended() {
+            budget.made_progress();
+            return Poll::Ready(None);
+        }
+        match &state.receiver_waker {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            _ => state.receiver_waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
+    }
+
+    pub(crate) fn try_recv(&self) -> Result<T, super::TryRecvError> {
+        let mut state = self.lock();
+        match state.queue.pop_front() {
+            Some(value) => {
+                let next = if self.bound.is_some() {
+                    state.release()
+                } else {
+                    None
+                };
+                drop(state);
+                if let Some(waker) = next {
+                    waker.wake();
+                }
+                Ok(value)
+            }
+            None if state.has_ended() => Err(super::TryRecvError::Disconnected),
+            None => Err(super::TryRecvError::Empty),
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.lock().queue.len()
+    }
+
+    /// The receiver's view: closed once `close` was called or every sender
+    /// is gone.
+    pub(crate) fn receiver_is_closed(&self) -> bool {
+        let state = self.lock();
+        state.closed || state.senders == 0
+    }
+
+    /// Refuses new values and wakes everyone waiting to send or waiting for
+    /// the close.
+    pub(crate) fn close(&self) {
+        let mut wakers = Vec::new();
+        {
+            let mut state = self.lock();
+            state.closed = true;
+            state.send_waiters.notify_all(&mut wakers);
+            state.closed_waiters.notify_all(&mut wakers);
+        }
+        wake_all(wakers);
+    }
+
+    /// The receiver is dropped: close, and drop the queued values (outside
+    /// the lock: a value's `Drop` may use the channel) and our waker.
+    pub(crate) fn drop_receiver(&self) {
+        self.close();
+        let (queued, waker) = {
+            let mut state = self.lock();
+            state.receiver_dropped = true;
+            let queued = std::mem::take(&mut state.queue);
+            if self.bound.is_some() {
+                state.available += queued.len();
+            }
+            (queued, state.receiver_waker.take())
+        };
+        drop((queued, waker));
+    }
+}
+
+/// Why `try_reserve` found no slot.
+pub(crate) enum Full {
+    NoSlot,
+    Closed,
+}
+
+impl<T> State<T> {
+    /// A slot came free: grant it to the oldest waiting sender (whose waker
+    /// is returned, to be woken after the lock is released), or keep it.
+    // ANCHOR: release
+    fn release(&mut self) -> Option<Waker> {
+        match self.send_waiters.notify_one() {
+            Some(waker) => Some(waker),
+            None => {
+                self.available += 1;
+                None
+            }
+        }
+    }
+    // ANCHOR_END: release
+
+    /// No value can come any more.
+    fn has_ended(&self) -> bool {
+        self.queue.is_empty() && (self.senders == 0 || (self.closed && self.permits == 0))
+    }
+}

@@ -1,0 +1,89 @@
+//! The mpsc channels' errors, as values that give back what could not be
+//! sent (Tokio's `tokio::sync::mpsc::error`).
+//!
+//! Book: Chapter 7, "Channels".
+
+use std::fmt;
+
+/// The receiver is closed or gone; here is your value back (`()` for a
+/// failed `reserve`).
+#[derive(PartialEq, Eq, Clone, Copy)]
+pub struct SendError<T>(pub T);
+
+/// Why `try_send` (or `try_reserve`) did not send.
+#[derive(PartialEq, Eq, Clone, Copy)]
+pub enum TrySendError<T> {
+    /// No slot is free now.
+    Full(T),
+    /// The receiver is closed or gone.
+    Closed(T),
+}
+
+/// Why `try_recv` returned nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TryRecvError {
+    /// Nothing queued now.
+    Empty,
+    /// Nothing queued, and nothing can come any more.
+    Disconnected,
+}
+
+impl<T> TrySendError<T> {
+    /// The value that was not sent.
+    pub fn into_inner(self) -> T {
+        match self {
+            TrySendError::Full(value) | TrySendError::Closed(value) => value,
+        }
+    }
+}
+
+impl<T> From<SendError<T>> for TrySendError<T> {
+    fn from(error: SendError<T>) -> TrySendError<T> {
+        TrySendError::Closed(error.0)
+    }
+}
+
+impl<T> fmt::Debug for SendError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("SendError { .. }")
+    }
+}
+
+impl<T> fmt::Display for SendError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("channel closed")
+    }
+}
+
+impl<T> std::error::Error for SendError<T> {}
+
+impl<T> fmt::Debug for TrySendError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TrySendError::Full(_) => f.write_str("Full(..)"),
+            TrySendError::Closed(_) => f.write_str("Closed(..)"),
+        }
+    }
+}
+
+impl<T> fmt::Display for TrySendError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TrySendError::Full(_) => f.write_str("no available capacity"),
+            TrySendError::Closed(_) => f.write_str("channel closed"),
+        }
+    }
+}
+
+impl<T> std::error::Error for TrySendError<T> {}
+
+impl fmt::Display for TryRecvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TryRecvError::Empty => f.write_str("receiving on an empty channel"),
+            TryRecvError::Disconnected => f.write_str("receiving on a closed channel"),
+        }
+    }
+}
+
+impl std::error::Error for TryRecvError {}

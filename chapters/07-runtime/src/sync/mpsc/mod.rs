@@ -1,0 +1,190 @@
+//! Multi-producer, single-consumer channels: [`channel`] (bounded) and
+//! [`unbounded_channel`].
+//!
+//! A bounded channel is back-pressure between tasks, as Chapter 4's
+//! high-water mark was between a socket and its buffer: at most `buffer`
+//! values wait in it, and a sender that finds it full waits (its task
+//! parks; the thread does not block) until the receiver takes one. The
+//! room is counted in *slots*. `send` is two steps, which the API also
+//! offers apart: [`Sender::reserve`] waits for a slot and returns a
+//! [`Permit`], and [`Permit::send`] puts the value into it, never waiting
+//! and never failing. A permit lets a producer wait for room *before* it
+//! builds or gives up its value (in a `select!`, say), and dropping it
+//! unused gives the slot back to the next waiting sender.
+//!
+//! Waiting senders are served first come, first served: a freed slot is
+//! granted to the oldest of them (`chan.rs`), and a sender that gives up
+//! leaves the queue in O(1) (`wait_queue.rs`). The unbounded channel shares
+//! the state, without slots.
+//!
+//! The receiver's `recv` returns `None` once the queue is empty and no value
+//! can come any more: every sender is gone ([`WeakSender`]s do not count),
+//! or the receiver was closed and every permit taken before has been used or
+//! dropped (`rx.close(); while let Some(v) = rx.recv().await {}` drains and
+//! ends). A send to a closed or dropped receiver gives the value back in a
+//! [`SendError`].
+//!
+//! Cancel safety: `recv` and `recv_many` are cancel-safe (a value is taken
+//! only by the poll that returns it), as is `closed`. `send`, `reserve` and
+//! `reserve_owned` lose their place in the senders' queue when dropped, and
+//! `send` drops its value.
+//!
+//! Written with one mutex around the channel's state, as the rest of
+//! `sync/`: correct and small first; the book measures what Tokio's
+//! lock-free channel buys over it.
+//!
+//! Book: Chapter 7, "Channels".
+
+mod bounded;
+mod chan;
+pub mod error;
+mod unbounded;
+pub(crate) mod wait_queue;
+
+pub use bounded::{OwnedPermit, Permit, Receiver, Sender, WeakSender, channel};
+pub use error::{SendError, TryRecvError, TrySendError};
+pub use unbounded::{UnboundedReceiver, UnboundedSender, WeakUnboundedSender, unbounded_channel};
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+    use std::future::Future;
+    use std::pin::Pin;
+    use std::task::{Context, Poll, Waker};
+
+    fn poll<F: Future>(future: &mut Pin<Box<F>>) -> Poll<F::Output> {
+        future
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+    }
+
+    #[test]
+    fn values_arrive_in_order_and_none_after_the_last_sender() {
+        let (tx, mut rx) = channel(4);
+        let tx2 = tx.clone();
+        tx.try_send(1).unwrap();
+        tx2.try_send(2).unwrap();
+        assert_eq!(rx.try_recv(), Ok(1));
+        drop(tx);
+        assert_eq!(rx.try_recv(), Ok(2));
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+        drop(tx2);
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+    }
+
+    #[test]
+    fn a_full_channel_makes_senders_wait_in_order() {
+        let (tx, mut rx) = channel(1);
+        tx.try_send(0).unwrap();
+        let mut first = Box::pin(tx.send(1));
+        let mut second = Box::pin(tx.send(2));
+        assert!(poll(&mut first).is_pending());
+        assert!(poll(&mut second).is_pending());
+        assert_eq!(rx.try_recv(), Ok(0));
+        // The slot was granted to the first: the second may not jump the
+        // queue, nor may a try_send.
+        assert!(poll(&mut second).is_pending());
+        assert!(matches!(tx.try_send(9), Err(TrySendError::Full(9))));
+        assert_eq!(poll(&mut first), Poll::Ready(Ok(())));
+        assert_eq!(rx.try_recv(), Ok(1));
+        assert_eq!(poll(&mut second), Poll::Ready(Ok(())));
+        assert_eq!(rx.try_recv(), Ok(2));
+    }
+
+    #[test]
+    fn a_cancelled_waiting_sender_passes_its_slot_on() {
+        let (tx, mut rx) = channel(1);
+        tx.try_send(0).unwrap();
+        let mut first = Box::pin(tx.send(1));
+        let mut second = Box::pin(tx.send(2));
+        assert!(poll(&mut first).is_pending());
+        assert!(poll(&mut second).is_pending());
+        assert_eq!(rx.try_recv(), Ok(0));
+        drop(first);
+        assert_eq!(poll(&mut second), Poll::Ready(Ok(())));
+        assert_eq!(rx.try_recv(), Ok(2));
+        assert_eq!(tx.capacity(), 1);
+    }
+
+    #[test]
+    fn a_permit_holds_a_slot_until_it_sends_or_drops() {
+        let (tx, mut rx) = channel::<u8>(2);
+        let permit = tx.try_reserve().unwrap();
+        assert_eq!(tx.capacity(), 1);
+        assert!(rx.is_empty());
+        permit.send(7);
+        assert_eq!((tx.capacity(), rx.len()), (1, 1));
+        let permit = tx.try_reserve().unwrap();
+        assert!(matches!(tx.try_reserve(), Err(TrySendError::Full(()))));
+        drop(permit);
+        assert_eq!(tx.capacity(), 1);
+        assert_eq!(rx.try_recv(), Ok(7));
+        assert_eq!(tx.capacity(), 2);
+        assert_eq!(tx.max_capacity(), 2);
+    }
+
+    #[test]
+    fn a_permit_taken_before_close_still_sends_and_recv_waits_for_it() {
+        let (tx, mut rx) = channel::<u8>(2);
+        let permit = tx.try_reserve().unwrap();
+        rx.close();
+        assert!(tx.is_closed() && rx.is_closed());
+        assert!(matches!(tx.try_send(1), Err(TrySendError::Closed(1))));
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Empty));
+        permit.send(2);
+        assert_eq!(rx.try_recv(), Ok(2));
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+    }
+
+    #[test]
+    fn a_closed_receiver_drains_then_ends_while_senders_live() {
+        let (tx, mut rx) = channel(4);
+        tx.try_send(1).unwrap();
+        tx.try_send(2).unwrap();
+        rx.close();
+        assert!(matches!(tx.try_send(3), Err(TrySendError::Closed(3))));
+        assert_eq!(rx.try_recv(), Ok(1));
+        let mut recv = Box::pin(rx.recv());
+        assert_eq!(poll(&mut recv), Poll::Ready(Some(2)));
+        drop(recv);
+        let mut recv = Box::pin(rx.recv());
+        assert_eq!(poll(&mut recv), Poll::Ready(None));
+        drop(recv);
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Disconnected));
+        drop(tx);
+    }
+
+    #[test]
+    fn send_to_a_closed_receiver_returns_the_value() {
+        let (tx, rx) = channel(1);
+        drop(rx);
+        assert!(tx.is_closed());
+        assert!(matches!(tx.try_send(1), Err(TrySendError::Closed(1))));
+        let mut send = Box::pin(tx.send(2));
+        assert!(matches!(poll(&mut send), Poll::Ready(Err(SendError(2)))));
+    }
+
+    #[test]
+    fn a_close_wakes_waiting_senders_with_an_error() {
+        let (tx, mut rx) = channel(1);
+        tx.try_send(0).unwrap();
+        let mut send = Box::pin(tx.send(1));
+        assert!(poll(&mut send).is_pending());
+        rx.close();
+        assert!(matches!(poll(&mut send), Poll::Ready(Err(SendError(1)))));
+    }
+
+    #[test]
+    fn recv_many_takes_at_most_limit() {
+        let (tx, mut rx) = unbounded_channel();
+        for i in 0..5 {
+            tx.send(i).unwrap();
+        }
+        let mut buffer = Vec::new();
+        let mut many = Box::pin(rx.recv_many(&mut buffer, 3));
+        assert_eq!(poll(&mut many), Poll::Ready(3));
+        drop(many);
+        assert_eq!(buffer, [0, 1, 2]);
+        assert_eq!(rx.len(), 2);
+    }
+}

@@ -1,0 +1,211 @@
+//! The unbounded channel's handles: the same shared state as the bounded
+//! channel with no slots, so `send` is a plain function that never waits.
+//!
+//! Nothing pushes back: a producer faster than its consumer grows the queue
+//! without limit. Use it where the producer cannot wait (a callback, a
+//! `Drop`) or where something else already bounds the traffic.
+//!
+//! Book: Chapter 7, "Channels".
+
+use super::chan::Chan;
+use super::error::{SendError, TryRecvError};
+use crate::loom::Arc;
+use std::fmt;
+use std::task::{Context, Poll};
+
+/// Sends values into an unbounded channel; clone it for more producers.
+pub struct UnboundedSender<T> {
+    chan: Arc<Chan<T>>,
+}
+
+/// An unbounded sender that does not keep the channel open.
+pub struct WeakUnboundedSender<T> {
+    chan: Arc<Chan<T>>,
+}
+
+/// Receives the values of an unbounded channel.
+pub struct UnboundedReceiver<T> {
+    chan: Arc<Chan<T>>,
+}
+
+/// Creates a channel with no bound: `send` never waits.
+pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
+    let chan = Arc::new(Chan::new(None));
+    (
+        UnboundedSender { chan: chan.clone() },
+        UnboundedReceiver { chan },
+    )
+}
+
+impl<T> UnboundedSender<T> {
+    /// Queues `value` at once; fails, giving it back, if the receiver was
+    /// closed or dropped.
+    pub fn send(&self, value: T) -> Result<(), SendError<T>> {
+        self.chan.push(value).map_err(SendError)
+    }
+
+    /// Completes when the receiver is dropped or closed.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel-safe: it takes nothing.
+    pub async fn closed(&self) {
+        super::bounded::closed(&self.chan).await
+    }
+
+    /// True if the receiver was dropped or closed.
+    pub fn is_closed(&self) -> bool {
+        self.chan.is_closed()
+    }
+
+    /// A weak sender, which does not keep the channel open.
+    pub fn downgrade(&self) -> WeakUnboundedSender<T> {
+        self.chan.add_weak();
+        WeakUnboundedSender {
+            chan: self.chan.clone(),
+        }
+    }
+
+    /// True if both senders feed the same channel.
+    pub fn same_channel(&self, other: &UnboundedSender<T>) -> bool {
+        std::ptr::eq(&*self.chan, &*other.chan)
+    }
+
+    /// Senders (not counting weak ones) alive now.
+    pub fn strong_count(&self) -> usize {
+        self.chan.strong_count()
+    }
+
+    /// Weak senders alive now.
+    pub fn weak_count(&self) -> usize {
+        self.chan.weak_count()
+    }
+}
+
+impl<T> Clone for UnboundedSender<T> {
+    fn clone(&self) -> UnboundedSender<T> {
+        self.chan.add_sender();
+        UnboundedSender {
+            chan: self.chan.clone(),
+        }
+    }
+}
+
+impl<T> Drop for UnboundedSender<T> {
+    fn drop(&mut self) {
+        self.chan.drop_sender();
+    }
+}
+
+impl<T> WeakUnboundedSender<T> {
+    /// A sender again, if any sender is still alive.
+    pub fn upgrade(&self) -> Option<UnboundedSender<T>> {
+        self.chan.upgrade().then(|| UnboundedSender {
+            chan: self.chan.clone(),
+        })
+    }
+}
+
+impl<T> Clone for WeakUnboundedSender<T> {
+    fn clone(&self) -> WeakUnboundedSender<T> {
+        self.chan.add_weak();
+        WeakUnboundedSender {
+            chan: self.chan.clone(),
+        }
+    }
+}
+
+impl<T> Drop for WeakUnboundedSender<T> {
+    fn drop(&mut self) {
+        self.chan.drop_weak();
+    }
+}
+
+impl<T> UnboundedReceiver<T> {
+    /// Receives the next value; `None` once the channel is empty and every
+    /// sender is gone or [`close`](Self::close) was called.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel-safe: a value is taken only by the poll that returns it.
+    pub async fn recv(&mut self) -> Option<T> {
+        std::future::poll_fn(|cx| self.chan.poll_recv(cx)).await
+    }
+
+    /// Receives up to `limit` values at once into `buffer`; returns how
+    /// many (`0`: the channel has ended, or `limit` was 0).
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel-safe, as [`recv`](Self::recv).
+    pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+        if limit == 0 {
+            return 0;
+        }
+        std::future::poll_fn(|cx| self.chan.poll_recv_many(cx, buffer, limit)).await
+    }
+
+    /// Polls for the next value.
+    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+        self.chan.poll_recv(cx)
+    }
+
+    /// Takes a value if one is queued.
+    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
+        self.chan.try_recv()
+    }
+
+    /// Refuses new values; those queued can still be received.
+    pub fn close(&mut self) {
+        self.chan.close();
+    }
+
+    /// Values queued now.
+    pub fn len(&self) -> usize {
+        self.chan.len()
+    }
+
+    /// True if no value is queued.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True once [`close`](Self::close) was called or every sender is gone.
+    pub fn is_closed(&self) -> bool {
+        self.chan.receiver_is_closed()
+    }
+
+    /// Senders alive now (not counting weak ones).
+    pub fn sender_strong_count(&self) -> usize {
+        self.chan.strong_count()
+    }
+
+    /// Weak senders alive now.
+    pub fn sender_weak_count(&self) -> usize {
+        self.chan.weak_count()
+    }
+}
+
+impl<T> Drop for UnboundedReceiver<T> {
+    fn drop(&mut self) {
+        self.chan.drop_receiver();
+    }
+}
+
+impl<T> fmt::Debug for UnboundedSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("mpsc::UnboundedSender")
+    }
+}
+
+impl<T> fmt::Debug for WeakUnboundedSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("mpsc::WeakUnboundedSender")
+    }
+}
+
+impl<T> fmt::Debug for UnboundedReceiver<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("mpsc::UnboundedReceiver")
+    }
+}

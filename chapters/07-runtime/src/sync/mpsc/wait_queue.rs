@@ -1,0 +1,240 @@
+//! The queue of tasks waiting on a channel: first come, first served, and a
+//! waiter that gives up leaves in O(1).
+//!
+//! A waiting future (a `reserve` on a full channel, a watch receiver's
+//! `changed`, a broadcast `recv`) pushes its waker and keeps the *key* it
+//! got back: the index of its node in a `Vec`. The nodes are linked into a
+//! doubly linked list by index, oldest at the head, so that
+//!
+//! * [`notify_one`](WaitQueue::notify_one) unlinks the head and marks it
+//!   [`Granted`](Waiter::Granted): the bounded channel hands a freed slot to
+//!   exactly that waiter, and nobody who arrives later can take it;
+//! * [`notify_all`](WaitQueue::notify_all) unlinks every waiter and marks
+//!   it [`Woken`](Waiter::Woken) (a close, a new value);
+//! * [`remove`](WaitQueue::remove) takes one node out wherever it is,
+//!   without a scan: a future dropped while it waits (cancelled by a
+//!   `select!` or a timeout) costs two index writes, not a walk of the list.
+//!
+//! A node stays allocated after it is notified, until its future looks at
+//! it and removes it: the future learns from it whether it was granted a
+//! slot, and a key is never reused while its future may still read it.
+//! Freed nodes are kept on a free list and reused, so a channel that has had
+//! at most *n* waiters at once holds *n* nodes.
+//!
+//! This is the `Vec`-of-slots idea of `io/scheduled_io.rs` (where a
+//! `Readiness` future holds its slot index), with the links added for the
+//! order. Tokio's channels keep an intrusive linked list through the
+//! waiting futures themselves, which needs no allocation at all, at the
+//! price of `unsafe` pinned pointers; ours is all safe code.
+//!
+//! Book: Chapter 7, "Channels".
+
+use std::task::Waker;
+
+/// No node: the end of a list.
+const NIL: usize = usize::MAX;
+
+/// Where a waiter stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Waiter {
+    /// Still in the queue, waiting.
+    Queued,
+    /// Taken off the queue by `notify_one`: given what it waited for.
+    Granted,
+    /// Taken off the queue by `notify_all`: should look again.
+    Woken,
+}
+
+#[derive(Debug)]
+struct Node {
+    waker: Option<Waker>,
+    state: Waiter,
+    /// Set while the node is on the free list.
+    free: bool,
+    prev: usize,
+    next: usize,
+}
+
+/// Waiters in arrival order, each known by the key `push_back` returned.
+#[derive(Debug)]
+pub(crate) struct WaitQueue {
+    nodes: Vec<Node>,
+    head: usize,
+    tail: usize,
+    /// First free node (linked through `next`).
+    free: usize,
+    queued: usize,
+}
+
+impl Default for WaitQueue {
+    fn default() -> WaitQueue {
+        WaitQueue::new()
+    }
+}
+
+impl WaitQueue {
+    pub(crate) const fn new() -> WaitQueue {
+        WaitQueue {
+            nodes: Vec::new(),
+            head: NIL,
+            tail: NIL,
+            free: NIL,
+            queued: 0,
+        }
+    }
+
+    /// True if nobody is queued (notified nodes not yet removed do not count).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.queued == 0
+    }
+
+    /// Queues a waiter at the back; returns its key.
+    pub(crate) fn push_back(&mut self, waker: Waker) -> usize {
+        let node = Node {
+            waker: Some(waker),
+            state: Waiter::Queued,
+            free: false,
+            prev: self.tail,
+            next: NIL,
+        };
+        let key = if self.free == NIL {
+            self.nodes.push(node);
+            self.nodes.len() - 1
+        } else {
+            let key = self.free;
+            self.free = self.nodes[key].next;
+            self.nodes[key] = node;
+            key
+        };
+        if self.tail == NIL {
+            self.head = key;
+        } else {
+            self.nodes[self.tail].next = key;
+        }
+        self.tail = key;
+        self.queued += 1;
+        key
+    }
+
+    /// Where the waiter `key` stands.
+    pub(crate) fn state(&self, key: usize) -> Waiter {
+        let node = &self.nodes[key];
+        debug_assert!(!node.free, "a wait-queue key used after its removal");
+        node.state
+    }
+
+    /// Replaces a queued waiter's waker if it would not wake the same task.
+    pub(crate) fn update(&mut self, key: usize, waker: &Waker) {
+        let node = &mut self.nodes[key];
+        match &node.waker {
+            Some(old) if old.will_wake(waker) => {}
+            _ => node.waker = Some(waker.clone()),
+        }
+    }
+
+    /// Takes the waiter `key` out, queued or not; returns where it stood.
+    pub(crate) fn remove(&mut self, key: usize) -> Waiter {
+        let state = self.nodes[key].state;
+        if state == Waiter::Queued {
+            self.unlink(key);
+        }
+        let node = &mut self.nodes[key];
+        node.waker = None;
+        node.free = true;
+        node.next = self.free;
+        self.free = key;
+        state
+    }
+
+    /// Grants the oldest waiter what it waits for; returns its waker to be
+    /// woken once the caller has released its lock.
+    pub(crate) fn notify_one(&mut self) -> Option<Waker> {
+        if self.head == NIL {
+            return None;
+        }
+        let key = self.head;
+        self.unlink(key);
+        let node = &mut self.nodes[key];
+        node.state = Waiter::Granted;
+        node.waker.take()
+    }
+
+    /// Wakes every queued waiter: their wakers are pushed onto `wakers`, to
+    /// be woken once the caller has released its lock.
+    pub(crate) fn notify_all(&mut self, wakers: &mut Vec<Waker>) {
+        while self.head != NIL {
+            let key = self.head;
+            self.unlink(key);
+            let node = &mut self.nodes[key];
+            node.state = Waiter::Woken;
+            wakers.extend(node.waker.take());
+        }
+    }
+
+    fn unlink(&mut self, key: usize) {
+        let (prev, next) = (self.nodes[key].prev, self.nodes[key].next);
+        if prev == NIL {
+            self.head = next;
+        } else {
+            self.nodes[prev].next = next;
+        }
+        if next == NIL {
+            self.tail = prev;
+        } else {
+            self.nodes[next].prev = prev;
+        }
+        let node = &mut self.nodes[key];
+        node.prev = NIL;
+        node.next = NIL;
+        self.queued -= 1;
+    }
+}
+
+/// Wakes every waker in `wakers` (called with no lock held).
+pub(crate) fn wake_all(wakers: Vec<Waker>) {
+    for waker in wakers {
+        waker.wake();
+    }
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waiters_are_granted_in_order_and_a_removed_one_is_skipped() {
+        let mut queue = WaitQueue::new();
+        let a = queue.push_back(Waker::noop().clone());
+        let b = queue.push_back(Waker::noop().clone());
+        let c = queue.push_back(Waker::noop().clone());
+        assert_eq!(queue.remove(b), Waiter::Queued);
+        assert!(queue.notify_one().is_some());
+        assert_eq!(queue.state(a), Waiter::Granted);
+        assert_eq!(queue.state(c), Waiter::Queued);
+        assert!(queue.notify_one().is_some());
+        assert_eq!(queue.state(c), Waiter::Granted);
+        assert!(queue.notify_one().is_none());
+        assert!(queue.is_empty());
+        assert_eq!(queue.remove(a), Waiter::Granted);
+        // A freed node is reused.
+        let d = queue.push_back(Waker::noop().clone());
+        assert_eq!(d, a);
+    }
+
+    #[test]
+    fn notify_all_wakes_every_queued_waiter_once() {
+        let mut queue = WaitQueue::new();
+        let keys: Vec<usize> = (0..4)
+            .map(|_| queue.push_back(Waker::noop().clone()))
+            .collect();
+        let mut wakers = Vec::new();
+        queue.notify_all(&mut wakers);
+        assert_eq!(wakers.len(), 4);
+        assert!(queue.is_empty());
+        for key in keys {
+            assert_eq!(queue.remove(key), Waiter::Woken);
+        }
+        queue.notify_all(&mut wakers);
+        assert_eq!(wakers.len(), 4);
+    }
+}
