@@ -50,7 +50,8 @@ mod ch02_switch_cost {
         let runs = [
             run(1000, 100, 10), // threads on two CPUs: no switching, fast
             run(1000, 4000, 1999),
-            run(1000, 6000, 1500), // exactly 1.5 per round trip still counts
+            run(1000, 6000, 1500),   // exactly 1.5 per round trip still counts
+            run(1000, 90_000, 1200), // 1.2 per round trip: too few, left out
         ];
         assert_eq!(switch_cost_ns(&runs), Ok(2500.0));
     }

@@ -6,7 +6,7 @@
 mod histogram;
 
 mod ch03_histogram {
-    use super::histogram::{Histogram, bucket_high, bucket_of};
+    use super::histogram::{BUCKETS, EXACT, Histogram, bucket_high, bucket_of};
 
     #[test]
     fn small_values_are_exact() {
@@ -70,5 +70,58 @@ mod ch03_histogram {
         h.record(9);
         assert_eq!(h.value_at_percentile(-5.0), Some(7));
         assert_eq!(h.value_at_percentile(250.0), Some(9));
+    }
+
+    #[test]
+    fn buckets_tile_every_u64_without_gaps_or_spares() {
+        // Each bucket starts right after the previous one's largest value,
+        // the last one ends at u64::MAX, and there is no bucket beyond it.
+        let mut low = 0u64;
+        for index in 0..BUCKETS {
+            let high = bucket_high(index);
+            assert!(high >= low, "bucket {index} is empty: {low}..={high}");
+            assert_eq!(bucket_of(low), index, "{low} is not in bucket {index}");
+            assert_eq!(bucket_of(high), index, "{high} is not in bucket {index}");
+            if index + 1 < BUCKETS {
+                low = high + 1;
+            } else {
+                assert_eq!(high, u64::MAX, "the last bucket ends at u64::MAX");
+            }
+        }
+        let mut h = Histogram::default();
+        assert_eq!(h.counts.len(), BUCKETS);
+        h.record(u64::MAX);
+        assert_eq!(h.counts[BUCKETS - 1], 1, "u64::MAX goes in the last bucket");
+    }
+
+    #[test]
+    fn above_the_exact_range_buckets_are_one_thirty_second_of_a_power_of_two() {
+        let mut h = Histogram::default();
+        h.record(65);
+        h.record(63);
+        // 63 is exact; 65 shares a bucket with 64.
+        assert_eq!(h.value_at_percentile(50.0), Some(63));
+        assert_eq!(h.value_at_percentile(100.0), Some(65));
+        assert_eq!(bucket_of(EXACT - 1), EXACT as usize - 1);
+        // 64 and 65 share the first wider bucket; 66 starts the next.
+        assert_eq!(bucket_of(64), bucket_of(65));
+        assert_eq!(bucket_high(bucket_of(64)), 65);
+        assert_eq!(bucket_of(66), bucket_of(65) + 1);
+        // From 128, four values a bucket; from 1 << 20, 1 << 15.
+        assert_eq!(bucket_high(bucket_of(128)), 131);
+        assert_eq!(bucket_high(bucket_of(1 << 20)), (1 << 20) + (1 << 15) - 1);
+    }
+
+    #[test]
+    fn a_percentile_names_the_largest_value_of_its_bucket() {
+        let mut h = Histogram::default();
+        h.record(64);
+        assert_eq!(h.value_at_percentile(100.0), Some(65));
+        h.record(1_000_000);
+        assert_eq!(h.count(), 2);
+        assert_eq!(
+            h.value_at_percentile(100.0),
+            Some(bucket_high(bucket_of(1_000_000)))
+        );
     }
 }

@@ -100,4 +100,22 @@ mod ch03_verify_echo {
         let err = verify_echo(&mut Trickle::new(echo(5, 100)), 5, 101).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
     }
+
+    #[test]
+    fn an_error_other_than_interrupted_is_returned_not_retried() {
+        /// Fails its first read as a reset connection would, then echoes.
+        struct ResetOnce(Trickle, bool);
+        impl Read for ResetOnce {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if !self.1 {
+                    self.1 = true;
+                    return Err(io::ErrorKind::ConnectionReset.into());
+                }
+                self.0.read(buf)
+            }
+        }
+        let mut reader = ResetOnce(Trickle::new(echo(4, 100)), false);
+        let err = verify_echo(&mut reader, 4, 100).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::ConnectionReset);
+    }
 }

@@ -56,4 +56,12 @@ mod ch04_interest {
         assert!(update_reading(LOW, true));
         assert!(!update_reading(LOW, false));
     }
+
+    #[test]
+    fn the_thresholds_are_256_kib_and_64_kib() {
+        assert!(update_reading(256 * 1024 - 1, true));
+        assert!(!update_reading(256 * 1024, true));
+        assert!(update_reading(64 * 1024 - 1, false));
+        assert!(!update_reading(64 * 1024, false));
+    }
 }

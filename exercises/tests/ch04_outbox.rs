@@ -17,6 +17,8 @@ mod ch04_outbox {
         room: usize,
         calls: usize,
         writes_while_full: usize,
+        /// Writes of no bytes at all: system calls wasted.
+        empty_writes: usize,
     }
 
     impl Socket {
@@ -31,11 +33,16 @@ mod ch04_outbox {
     impl Write for Socket {
         fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
             self.calls += 1;
+            if buf.is_empty() {
+                self.empty_writes += 1;
+            }
             if self.calls.is_multiple_of(3) {
                 return Err(io::ErrorKind::Interrupted.into());
             }
             if self.room == 0 {
                 self.writes_while_full += 1;
+                // Fail now rather than spin forever.
+                assert!(self.writes_while_full < 100, "spun on a full socket");
                 return Err(io::ErrorKind::WouldBlock.into());
             }
             let n = buf.len().min(self.room).min(1000);
@@ -55,6 +62,10 @@ mod ch04_outbox {
         outbox.send(&mut socket, &[5; 5000]).unwrap();
         assert_eq!(socket.written.len(), 5000);
         assert!(outbox.is_empty());
+        assert_eq!(
+            socket.empty_writes, 0,
+            "a write of nothing wastes a system call"
+        );
     }
 
     #[test]
@@ -65,6 +76,7 @@ mod ch04_outbox {
         outbox.send(&mut socket, &first).unwrap();
         assert_eq!(socket.written.len(), 3000);
         assert_eq!(outbox.len(), 2000);
+        assert!(!outbox.is_empty());
         // Newer bytes queue behind, without touching the socket.
         let calls = socket.calls;
         outbox.send(&mut socket, b"newer").unwrap();

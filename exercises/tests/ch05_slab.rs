@@ -17,6 +17,7 @@ mod ch05_slab {
         assert_eq!(slab.get(a), Some(&"a"));
         assert_eq!(slab.get(b), Some(&"b"));
         assert_eq!(slab.len(), 2);
+        assert!(!slab.is_empty());
     }
 
     #[test]
@@ -37,6 +38,7 @@ mod ch05_slab {
     fn removing_twice_or_with_a_made_up_key_does_nothing() {
         let mut slab = Slab::default();
         let key = slab.insert(1);
+        assert!(!slab.is_empty());
         assert_eq!(slab.remove(key), Some(1));
         assert_eq!(slab.remove(key), None);
         assert_eq!(

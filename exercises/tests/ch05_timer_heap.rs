@@ -22,6 +22,7 @@ mod ch05_timer_heap {
         let b1 = timers.insert(t0 + ms(20));
         let b2 = timers.insert(t0 + ms(20));
         assert_eq!(timers.len(), 4);
+        assert!(!timers.is_empty());
         assert_eq!(timers.pop_expired(t0 + ms(5)), None);
         let now = t0 + ms(25);
         assert_eq!(timers.pop_expired(now), Some(a));
@@ -43,6 +44,7 @@ mod ch05_timer_heap {
         assert!(timers.cancel(first));
         assert!(!timers.cancel(first));
         assert_eq!(timers.len(), 1);
+        assert!(!timers.is_empty(), "one timer is still pending");
         assert_eq!(timers.next_deadline(), Some(t0 + ms(2)));
         assert_eq!(timers.pop_expired(t0 + ms(10)), Some(second));
         assert!(!timers.cancel(second), "a fired timer is not pending");
@@ -85,6 +87,7 @@ mod ch05_timer_heap {
         let end = t0 + ms(1000);
         let mut count = 0;
         while let Some(id) = timers.pop_expired(end) {
+            assert!(count < 1000, "more timers fired than were set");
             let at = ids.iter().find(|(_, i)| *i == id).unwrap().0;
             assert!(Duration::from_micros(at) >= last);
             last = Duration::from_micros(at);

@@ -54,6 +54,7 @@ mod ch07_lifo_slot {
         let mut next_id = 2;
         while let Some((task, from_slot)) = q.next() {
             order.push((task, from_slot));
+            assert!(order.len() <= 9, "nine tasks, and still polling: {order:?}");
             if task != 99 && next_id < 9 {
                 q.schedule(next_id, false);
                 next_id += 1;

@@ -42,10 +42,13 @@ mod ch07_long_poll {
             reports: reports.clone(),
         };
         let mut cx = Context::from_waker(Waker::noop());
+        let mut polled = 0;
         let output = loop {
             if let Poll::Ready(output) = Pin::new(&mut watched).poll(&mut cx) {
                 break output;
             }
+            polled += 1;
+            assert!(polled < polls, "still pending after {polls} polls");
         };
         let reports = reports.lock().unwrap().clone();
         (reports, output)

@@ -16,8 +16,14 @@ mod ch07_steal_half {
         ring
     }
 
+    /// Pops until the ring says it is empty; a ring that hands out more
+    /// tasks than it can hold fails here rather than looping forever.
     fn drain(ring: &mut Ring) -> Vec<u32> {
-        std::iter::from_fn(|| ring.pop()).collect()
+        let tasks: Vec<u32> = std::iter::from_fn(|| ring.pop())
+            .take(CAPACITY + 1)
+            .collect();
+        assert!(tasks.len() <= CAPACITY, "popped more than a ring holds");
+        tasks
     }
 
     #[test]
@@ -76,7 +82,10 @@ mod ch07_steal_half {
     fn repeated_steals_move_everything_exactly_once() {
         let mut victim = ring(u32::MAX - 3, 0..8);
         let mut seen = Vec::new();
+        let mut steals = 0;
         while !victim.is_empty() {
+            steals += 1;
+            assert!(steals <= 8, "eight tasks, and still not empty");
             let mut thief = Ring::starting_at(7);
             seen.extend(victim.steal_half(&mut thief));
             seen.extend(drain(&mut thief));
