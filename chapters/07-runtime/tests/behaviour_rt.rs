@@ -94,8 +94,8 @@ mod behaviour;
 
 // Tests of Tokio APIs that rt does not have yet; uncomment each pair once
 // rt has the API named at the top of its file.
-// #[path = "behaviour/pending_mpsc.rs"]
-// mod pending_mpsc;
+#[path = "behaviour/pending_mpsc.rs"]
+mod pending_mpsc;
 #[path = "behaviour/pending_time.rs"]
 mod pending_time;
 // #[path = "behaviour/pending_net.rs"]
