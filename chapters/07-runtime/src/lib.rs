@@ -13,6 +13,9 @@
 //! * [`sync`]: `oneshot` and a bounded `mpsc`;
 //! * [`net`]: `TcpListener` and `TcpStream` on the I/O driver (`io/`),
 //!   edge-triggered epoll through mio, with a readiness tick per socket;
+//!   also `TcpSocket`, `UdpSocket`, `UnixListener`/`UnixStream`, with
+//!   [`io::Interest`] and [`io::Ready`] for `ready`/`try_read`;
+//! * [`signal`]: `ctrl_c()` through a self-pipe on the I/O driver;
 //! * [`time`]: `sleep`, `timeout`, `interval` on a hierarchical timing wheel;
 //! * the cooperative budget (`task/coop.rs`) and `task::spawn_blocking`
 //!   (`blocking/`).
@@ -31,11 +34,12 @@
 
 pub(crate) mod blocking;
 pub(crate) mod driver;
-pub(crate) mod io;
+pub mod io;
 pub(crate) mod loom;
 pub mod net;
 pub mod runtime;
 pub(crate) mod scheduler;
+pub mod signal;
 pub mod sync;
 pub mod task;
 pub mod time;

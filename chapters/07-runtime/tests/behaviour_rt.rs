@@ -98,5 +98,5 @@ mod behaviour;
 mod pending_mpsc;
 #[path = "behaviour/pending_time.rs"]
 mod pending_time;
-// #[path = "behaviour/pending_net.rs"]
-// mod pending_net;
+#[path = "behaviour/pending_net.rs"]
+mod pending_net;

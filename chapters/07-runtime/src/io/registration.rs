@@ -25,7 +25,7 @@
 //!
 //! Book: Chapter 7, "The I/O driver".
 
-use super::scheduled_io::{Direction, ReadyEvent, ScheduledIo};
+use super::scheduled_io::{Direction, Ready, ReadyEvent, ScheduledIo};
 use crate::driver;
 use crate::runtime::context;
 use crate::task::coop;
@@ -141,6 +141,59 @@ impl Registration {
         }
     }
     // ANCHOR_END: async_io
+
+    /// Waits until any direction of `interest` is ready, in the waiter list,
+    /// and returns every readiness bit seen in those directions (for the
+    /// public `ready(interest)`; `readable()` is `readiness(Read)`).
+    pub(crate) async fn ready(&self, interest: crate::io::Interest) -> io::Result<Ready> {
+        let mut waits: Vec<_> = interest
+            .directions()
+            .map(|direction| self.io.readiness(direction))
+            .collect();
+        std::future::poll_fn(|cx| {
+            let budget = ready!(coop::poll_proceed(cx));
+            let mut seen = Ready::EMPTY;
+            for wait in &mut waits {
+                if let Poll::Ready(event) = std::pin::Pin::new(wait).poll(cx) {
+                    seen = seen | event.ready;
+                }
+            }
+            if seen.is_empty() {
+                return Poll::Pending;
+            }
+            budget.made_progress();
+            if self.io.is_shutdown() {
+                return Poll::Ready(Err(driver::shut_down_error()));
+            }
+            Poll::Ready(Ok(seen))
+        })
+        .await
+    }
+
+    /// One attempt, without waiting: `WouldBlock` at once if `direction` is
+    /// not ready; otherwise runs `op`, and if the socket says `WouldBlock`,
+    /// clears the readiness seen (unless a newer edge arrived) before
+    /// returning it. The `try_read`/`try_write` family, paired with
+    /// `readable()`/`writable()`.
+    // ANCHOR: try_io
+    pub(crate) fn try_io<R>(
+        &self,
+        direction: Direction,
+        op: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        let Some(event) = self.io.ready_in(direction) else {
+            return Err(io::ErrorKind::WouldBlock.into());
+        };
+        self.checked(event)?;
+        match op() {
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                self.io.clear_readiness(event);
+                Err(error)
+            }
+            result => result,
+        }
+    }
+    // ANCHOR_END: try_io
 
     /// Deregisters `source`; called by the socket's drop, before it closes.
     pub(crate) fn deregister(&self, source: &mut impl mio::event::Source) -> io::Result<()> {

@@ -267,7 +267,8 @@ impl ScheduledIo {
         self.wake(Direction::Read.mask() | Direction::Write.mask());
     }
 
-    fn ready_in(&self, direction: Direction) -> Option<ReadyEvent> {
+    /// The direction's readiness now, if any (without waiting).
+    pub(crate) fn ready_in(&self, direction: Direction) -> Option<ReadyEvent> {
         let word = self.readiness.load(Ordering::Acquire);
         let (tick, ready) = unpack(word);
         if word & SHUTDOWN != 0 {

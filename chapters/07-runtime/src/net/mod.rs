@@ -1,13 +1,22 @@
-//! TCP on the runtime's I/O driver: [`TcpListener`] and [`TcpStream`].
+//! Networking on the runtime's I/O driver: TCP ([`TcpListener`],
+//! [`TcpStream`], [`TcpSocket`], and the split halves in [`tcp`]), UDP
+//! ([`UdpSocket`]) and Unix-domain streams ([`UnixListener`],
+//! [`UnixStream`]).
 //!
-//! Both wrap a non-blocking `mio` socket and a registration with the driver;
-//! every operation is the ready/try/clear loop of `io/registration.rs`.
-//! `TcpStream` implements `futures::io::AsyncRead` and `AsyncWrite`, so the
-//! `futures::io::{AsyncReadExt, AsyncWriteExt}` helpers (`read`,
-//! `write_all`, `read_to_end`, `close`, `copy`...) work on it.
+//! Every type wraps a non-blocking `mio` socket and a registration with the
+//! driver; every operation is the ready/try/clear loop of
+//! `io/registration.rs`. The streams implement `futures::io::AsyncRead` and
+//! `AsyncWrite`, so the `futures::io::{AsyncReadExt, AsyncWriteExt}` helpers
+//! (`read`, `write_all`, `read_to_end`, `close`, `copy`...) work on them;
+//! they also offer Tokio's readiness API (`readable`, `writable`,
+//! `ready(Interest)`, `try_read`, `try_write`) on `&self`.
 //!
-//! Book: Chapter 7, "The I/O driver".
+//! Book: Chapter 7, "The I/O driver" and "Sockets and signals".
 
-mod tcp;
+pub mod tcp;
+mod udp;
+pub mod unix;
 
-pub use tcp::{TcpListener, TcpStream};
+pub use tcp::{TcpListener, TcpSocket, TcpStream};
+pub use udp::UdpSocket;
+pub use unix::{UnixListener, UnixStream};

@@ -1,16 +1,36 @@
-//! `TcpListener` and `TcpStream`.
+//! `TcpListener` and `TcpStream`, and (in `tcp/`) the halves of a split
+//! stream and `TcpSocket`.
 //!
-//! Dropping either deregisters the socket from the driver (before the
+//! A stream can be used two ways. Through `AsyncRead`/`AsyncWrite` (`&mut
+//! self`, one reader and one writer at a time, each with its waker slot),
+//! or through readiness: `readable()`, `writable()` and `ready(interest)`
+//! wait in the socket's waiter list (any number of tasks, on a shared
+//! `&TcpStream`), and `try_read`/`try_write` make one non-blocking attempt
+//! that clears the readiness, with its tick, when the kernel says
+//! `WouldBlock`. The pair is Tokio's; the wait may wake spuriously, so the
+//! caller loops:
+//!
+//! ```text
+//! loop { stream.readable().await?; match stream.try_read(buf) { WouldBlock => continue, r => break r } }
+//! ```
+//!
+//! Dropping either type deregisters the socket from the driver (before the
 //! descriptor closes), so the driver never holds a socket nobody owns.
 //!
-//! Book: Chapter 7, "The I/O driver".
+//! Book: Chapter 7, "The I/O driver" and "Sockets and signals".
+
+mod socket;
+mod split;
+
+pub use socket::TcpSocket;
+pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 
 use crate::io::registration::Registration;
 use crate::io::scheduled_io::Direction;
+use crate::io::{Interest, Ready};
 use futures::io::{AsyncRead, AsyncWrite};
-use mio::Interest;
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io::{self, IoSlice, IoSliceMut, Read, Write};
 use std::net::{Shutdown, SocketAddr, ToSocketAddrs};
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -49,8 +69,8 @@ impl TcpListener {
         TcpListener::from_mio(mio::net::TcpListener::from_std(listener))
     }
 
-    fn from_mio(mut io: mio::net::TcpListener) -> io::Result<TcpListener> {
-        let registration = Registration::new(&mut io, Interest::READABLE)?;
+    pub(crate) fn from_mio(mut io: mio::net::TcpListener) -> io::Result<TcpListener> {
+        let registration = Registration::new(&mut io, mio::Interest::READABLE)?;
         Ok(TcpListener { io, registration })
     }
 
@@ -92,7 +112,12 @@ impl TcpStream {
     }
 
     async fn connect_one(addr: SocketAddr) -> io::Result<TcpStream> {
-        let stream = TcpStream::from_mio(mio::net::TcpStream::connect(addr)?)?;
+        TcpStream::connect_mio(mio::net::TcpStream::connect(addr)?).await
+    }
+
+    /// Finishes a non-blocking connect that `io` has started.
+    pub(crate) async fn connect_mio(io: mio::net::TcpStream) -> io::Result<TcpStream> {
+        let stream = TcpStream::from_mio(io)?;
         // A non-blocking connect completes when the socket becomes writable;
         // then SO_ERROR says whether it succeeded.
         stream.registration.readiness(Direction::Write).await?;
@@ -126,8 +151,112 @@ impl TcpStream {
     }
 
     fn from_mio(mut io: mio::net::TcpStream) -> io::Result<TcpStream> {
-        let registration = Registration::new(&mut io, Interest::READABLE | Interest::WRITABLE)?;
+        let registration = Registration::new(
+            &mut io,
+            mio::Interest::READABLE | mio::Interest::WRITABLE,
+        )?;
         Ok(TcpStream { io, registration })
+    }
+
+    // ANCHOR: readiness
+    /// Waits until the stream is readable (or its read half closed): then
+    /// [`try_read`](Self::try_read) will likely succeed. Any number of tasks
+    /// may wait at once on a shared stream; each is woken.
+    ///
+    /// The wait may end spuriously; `try_read` then says `WouldBlock` (and
+    /// clears the readiness), and the caller waits again.
+    ///
+    /// Cancel safety: readiness is not consumed by waiting, only by a
+    /// `try_*` call that hits `WouldBlock`, so a dropped wait loses nothing.
+    pub async fn readable(&self) -> io::Result<()> {
+        self.registration.readiness(Direction::Read).await?;
+        Ok(())
+    }
+
+    /// Waits until the stream is writable (or its write half closed); the
+    /// counterpart of [`readable`](Self::readable) for
+    /// [`try_write`](Self::try_write).
+    pub async fn writable(&self) -> io::Result<()> {
+        self.registration.readiness(Direction::Write).await?;
+        Ok(())
+    }
+
+    /// Waits until any readiness of `interest` is set and returns what is
+    /// set in those directions (e.g. `READABLE | READ_CLOSED`). One task can
+    /// wait for reading and writing together with `Interest::READABLE |
+    /// Interest::WRITABLE`.
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        let ready = self.registration.ready(interest).await?;
+        Ok(Ready::from_driver(ready))
+    }
+
+    /// Reads what the kernel has without waiting: `Ok(n)` bytes (0 at end of
+    /// stream or for an empty `buf`), or `WouldBlock` if nothing is there
+    /// now, which clears the stream's readable state until the driver sees
+    /// new data.
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.registration
+            .try_io(Direction::Read, || (&self.io).read(buf))
+    }
+    // ANCHOR_END: readiness
+
+    /// [`try_read`](Self::try_read) into several buffers (one `readv`).
+    pub fn try_read_vectored(&self, bufs: &mut [IoSliceMut<'_>]) -> io::Result<usize> {
+        self.registration
+            .try_io(Direction::Read, || (&self.io).read_vectored(bufs))
+    }
+
+    /// Writes what the kernel will take without waiting: `Ok(n)` bytes, or
+    /// `WouldBlock` if the send buffer is full (clearing the writable state
+    /// until the driver sees room).
+    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+        self.registration
+            .try_io(Direction::Write, || (&self.io).write(buf))
+    }
+
+    /// [`try_write`](Self::try_write) from several buffers (one `writev`).
+    pub fn try_write_vectored(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+        self.registration
+            .try_io(Direction::Write, || (&self.io).write_vectored(bufs))
+    }
+
+    /// Waits for data and copies it into `buf` without removing it from the
+    /// socket: the next read returns the same bytes.
+    pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.registration
+            .async_io(Direction::Read, || self.io.peek(buf))
+            .await
+    }
+
+    /// Splits the stream into a read half and a write half that borrow it,
+    /// usable at the same time (e.g. in two branches of one task); no
+    /// allocation. See [`into_split`](Self::into_split) for halves that can
+    /// move to two tasks.
+    ///
+    /// With `futures::io::AsyncReadExt` in scope, `stream.split()` resolves
+    /// to that trait's `split(self)` (a lock-based split of any reader and
+    /// writer), which Rust's method lookup tries first; write
+    /// `TcpStream::split(&mut stream)` to get this one.
+    pub fn split(&mut self) -> (ReadHalf<'_>, WriteHalf<'_>) {
+        split::split(self)
+    }
+
+    /// Splits the stream into two owned halves (one `Arc` inside), which may
+    /// move to different tasks. Dropping the write half shuts down writing
+    /// (the peer reads end of stream); [`OwnedWriteHalf::reunite`] gives the
+    /// stream back.
+    pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
+        split::into_split(self)
+    }
+
+    /// Nagle's algorithm is off (true) or on.
+    pub fn nodelay(&self) -> io::Result<bool> {
+        self.io.nodelay()
+    }
+
+    /// The pending socket error (`SO_ERROR`), taken.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.take_error()
     }
 
     /// The peer's address.
@@ -156,15 +285,35 @@ impl TcpStream {
     }
 }
 
+impl TcpStream {
+    /// `poll_read` on `&self`, shared with the halves of a split stream.
+    pub(crate) fn poll_read_ref(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.registration
+            .poll_io(cx, Direction::Read, || (&self.io).read(buf))
+    }
+
+    /// `poll_write` on `&self`, shared with the halves of a split stream.
+    pub(crate) fn poll_write_ref(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.registration
+            .poll_io(cx, Direction::Write, || (&self.io).write(buf))
+    }
+}
+
 impl AsyncRead for TcpStream {
     fn poll_read(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
-        let this = self.get_mut();
-        this.registration
-            .poll_io(cx, Direction::Read, || (&this.io).read(buf))
+        self.get_mut().poll_read_ref(cx, buf)
     }
 }
 
@@ -174,9 +323,7 @@ impl AsyncWrite for TcpStream {
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        let this = self.get_mut();
-        this.registration
-            .poll_io(cx, Direction::Write, || (&this.io).write(buf))
+        self.get_mut().poll_write_ref(cx, buf)
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {

@@ -1,0 +1,219 @@
+//! `UdpSocket`: datagrams on the runtime's I/O driver.
+//!
+//! UDP has no connection and no stream: each `send_to` is one datagram to
+//! one address, each `recv_from` takes one whole datagram (the part that
+//! does not fit the buffer is lost) and says who sent it. The driver does
+//! not care: a UDP socket is readable when a datagram waits and writable
+//! when the send buffer has room, so every method is the same
+//! ready/try/clear loop as TCP's, on `&self`, through the socket's waiter
+//! list; any number of tasks may send and receive on one shared socket.
+//!
+//! `connect` gives the socket a default peer: `send` and `recv` then need
+//! no address, and the kernel drops datagrams from any other address, so
+//! `recv` only ever sees the peer's.
+//!
+//! Book: Chapter 7, "Sockets and signals".
+
+use crate::io::registration::Registration;
+use crate::io::scheduled_io::Direction;
+use crate::io::{Interest, Ready};
+use std::fmt;
+use std::io;
+use std::net::{SocketAddr, ToSocketAddrs};
+
+/// A UDP socket.
+pub struct UdpSocket {
+    io: mio::net::UdpSocket,
+    registration: Registration,
+}
+
+/// The first address `addr` resolves to.
+fn first_addr(addr: impl ToSocketAddrs) -> io::Result<SocketAddr> {
+    addr.to_socket_addrs()?.next().ok_or_else(|| {
+        io::Error::new(io::ErrorKind::InvalidInput, "no address to send to")
+    })
+}
+
+impl UdpSocket {
+    /// Binds to `addr` (the first address it resolves to that binds).
+    pub async fn bind(addr: impl ToSocketAddrs) -> io::Result<UdpSocket> {
+        let mut last_error = None;
+        for addr in addr.to_socket_addrs()? {
+            match mio::net::UdpSocket::bind(addr) {
+                Ok(socket) => return UdpSocket::from_mio(socket),
+                Err(error) => last_error = Some(error),
+            }
+        }
+        Err(last_error.unwrap_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidInput, "no address to bind to")
+        }))
+    }
+
+    /// Takes over a bound `std` socket (set non-blocking here).
+    pub fn from_std(socket: std::net::UdpSocket) -> io::Result<UdpSocket> {
+        socket.set_nonblocking(true)?;
+        UdpSocket::from_mio(mio::net::UdpSocket::from_std(socket))
+    }
+
+    fn from_mio(mut io: mio::net::UdpSocket) -> io::Result<UdpSocket> {
+        let registration = Registration::new(
+            &mut io,
+            mio::Interest::READABLE | mio::Interest::WRITABLE,
+        )?;
+        Ok(UdpSocket { io, registration })
+    }
+
+    /// Sets the default peer (the first address `addr` resolves to that
+    /// the kernel accepts): `send` goes there, and only its datagrams are
+    /// received from now on.
+    pub async fn connect(&self, addr: impl ToSocketAddrs) -> io::Result<()> {
+        let mut last_error = None;
+        for addr in addr.to_socket_addrs()? {
+            match self.io.connect(addr) {
+                Ok(()) => return Ok(()),
+                Err(error) => last_error = Some(error),
+            }
+        }
+        Err(last_error.unwrap_or_else(|| {
+            io::Error::new(io::ErrorKind::InvalidInput, "no address to connect to")
+        }))
+    }
+
+    /// The address it is bound to.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.local_addr()
+    }
+
+    /// The connected peer's address (`NotConnected` before `connect`).
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.io.peer_addr()
+    }
+
+    // ANCHOR: datagrams
+    /// Sends one datagram to `target` (the first address it resolves to);
+    /// returns the bytes sent, all of `buf` or an error.
+    pub async fn send_to(&self, buf: &[u8], target: impl ToSocketAddrs) -> io::Result<usize> {
+        let target = first_addr(target)?;
+        self.registration
+            .async_io(Direction::Write, || self.io.send_to(buf, target))
+            .await
+    }
+
+    /// Waits for one datagram; returns its length and its sender. A
+    /// datagram longer than `buf` is cut to fit (the rest is lost).
+    ///
+    /// Cancel safety: a datagram is taken only by a call that returns it.
+    pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.registration
+            .async_io(Direction::Read, || self.io.recv_from(buf))
+            .await
+    }
+    // ANCHOR_END: datagrams
+
+    /// Sends one datagram to the connected peer.
+    pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
+        self.registration
+            .async_io(Direction::Write, || self.io.send(buf))
+            .await
+    }
+
+    /// Waits for one datagram from the connected peer.
+    pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.registration
+            .async_io(Direction::Read, || self.io.recv(buf))
+            .await
+    }
+
+    /// Waits for a datagram and copies it into `buf` without taking it: the
+    /// next receive returns it again.
+    pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.registration
+            .async_io(Direction::Read, || self.io.peek_from(buf))
+            .await
+    }
+
+    /// Waits until a datagram can be received (then `try_recv*` will
+    /// likely succeed); any number of tasks may wait.
+    pub async fn readable(&self) -> io::Result<()> {
+        self.registration.readiness(Direction::Read).await?;
+        Ok(())
+    }
+
+    /// Waits until a datagram can be sent.
+    pub async fn writable(&self) -> io::Result<()> {
+        self.registration.readiness(Direction::Write).await?;
+        Ok(())
+    }
+
+    /// Waits until any readiness of `interest` is set; returns it.
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        Ok(Ready::from_driver(self.registration.ready(interest).await?))
+    }
+
+    /// Sends to the connected peer without waiting (`WouldBlock` if the
+    /// send buffer is full).
+    pub fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
+        self.registration
+            .try_io(Direction::Write, || self.io.send(buf))
+    }
+
+    /// Sends to `target` without waiting.
+    pub fn try_send_to(&self, buf: &[u8], target: SocketAddr) -> io::Result<usize> {
+        self.registration
+            .try_io(Direction::Write, || self.io.send_to(buf, target))
+    }
+
+    /// Receives from the connected peer without waiting (`WouldBlock` if no
+    /// datagram waits, which clears the readable state).
+    pub fn try_recv(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.registration
+            .try_io(Direction::Read, || self.io.recv(buf))
+    }
+
+    /// Receives one datagram without waiting.
+    pub fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.registration
+            .try_io(Direction::Read, || self.io.recv_from(buf))
+    }
+
+    /// `SO_BROADCAST`: allow sending to a broadcast address.
+    pub fn set_broadcast(&self, on: bool) -> io::Result<()> {
+        self.io.set_broadcast(on)
+    }
+
+    /// Whether `SO_BROADCAST` is set.
+    pub fn broadcast(&self) -> io::Result<bool> {
+        self.io.broadcast()
+    }
+
+    /// `IP_TTL` for outgoing datagrams.
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.io.set_ttl(ttl)
+    }
+
+    /// The current `IP_TTL`.
+    pub fn ttl(&self) -> io::Result<u32> {
+        self.io.ttl()
+    }
+
+    /// The pending socket error (`SO_ERROR`), taken; e.g. the ICMP "port
+    /// unreachable" a connected socket got back.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.take_error()
+    }
+}
+
+impl Drop for UdpSocket {
+    fn drop(&mut self) {
+        let _ = self.registration.deregister(&mut self.io);
+    }
+}
+
+impl fmt::Debug for UdpSocket {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UdpSocket")
+            .field("local", &self.io.local_addr().ok())
+            .field("peer", &self.io.peer_addr().ok())
+            .finish()
+    }
+}

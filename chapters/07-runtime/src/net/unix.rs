@@ -1,0 +1,228 @@
+//! Unix-domain stream sockets: [`UnixListener`] and [`UnixStream`].
+//!
+//! A Unix socket is a stream between two processes on one machine, named by
+//! a path in the file system instead of an address and port. To the driver
+//! it is one more descriptor that becomes readable and writable, so these
+//! types are TCP's, line for line: a mio socket, a registration, the
+//! ready/try/clear loop, `AsyncRead`/`AsyncWrite`, the readiness API, and a
+//! borrowed [`split`](UnixStream::split) (in `unix/split.rs`).
+//!
+//! The socket file stays after the listener closes (as with any Unix
+//! socket); remove it before binding the path again.
+//!
+//! Book: Chapter 7, "Sockets and signals".
+
+mod split;
+
+pub use split::{ReadHalf, WriteHalf};
+
+use crate::io::registration::Registration;
+use crate::io::scheduled_io::Direction;
+use crate::io::{Interest, Ready};
+use futures::io::{AsyncRead, AsyncWrite};
+use std::fmt;
+use std::io::{self, Read, Write};
+use std::net::Shutdown;
+use std::os::unix::net::SocketAddr;
+use std::path::Path;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// A listening Unix-domain socket.
+pub struct UnixListener {
+    io: mio::net::UnixListener,
+    registration: Registration,
+}
+
+/// A Unix-domain stream.
+pub struct UnixStream {
+    io: mio::net::UnixStream,
+    registration: Registration,
+}
+
+impl UnixListener {
+    /// Binds to `path` (which must not exist yet); call inside a runtime.
+    pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixListener> {
+        UnixListener::from_mio(mio::net::UnixListener::bind(path)?)
+    }
+
+    /// Takes over a bound `std` listener (set non-blocking here).
+    pub fn from_std(listener: std::os::unix::net::UnixListener) -> io::Result<UnixListener> {
+        listener.set_nonblocking(true)?;
+        UnixListener::from_mio(mio::net::UnixListener::from_std(listener))
+    }
+
+    fn from_mio(mut io: mio::net::UnixListener) -> io::Result<UnixListener> {
+        let registration = Registration::new(&mut io, mio::Interest::READABLE)?;
+        Ok(UnixListener { io, registration })
+    }
+
+    /// Accepts a connection; any number of tasks may wait, as for TCP.
+    pub async fn accept(&self) -> io::Result<(UnixStream, SocketAddr)> {
+        let (stream, peer) = self
+            .registration
+            .async_io(Direction::Read, || self.io.accept())
+            .await?;
+        Ok((UnixStream::from_mio(stream)?, peer))
+    }
+
+    /// The address (path) it listens on.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.local_addr()
+    }
+}
+
+impl UnixStream {
+    /// Connects to the socket at `path`.
+    pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
+        let stream = UnixStream::from_mio(mio::net::UnixStream::connect(path)?)?;
+        // As for TCP: the connect is done when the socket is writable, and
+        // SO_ERROR says whether it worked.
+        stream.registration.readiness(Direction::Write).await?;
+        match stream.io.take_error()? {
+            Some(error) => Err(error),
+            None => Ok(stream),
+        }
+    }
+
+    /// Two streams connected to each other (`socketpair(2)`).
+    pub fn pair() -> io::Result<(UnixStream, UnixStream)> {
+        let (a, b) = mio::net::UnixStream::pair()?;
+        Ok((UnixStream::from_mio(a)?, UnixStream::from_mio(b)?))
+    }
+
+    /// Takes over a connected `std` stream (set non-blocking here).
+    pub fn from_std(stream: std::os::unix::net::UnixStream) -> io::Result<UnixStream> {
+        stream.set_nonblocking(true)?;
+        UnixStream::from_mio(mio::net::UnixStream::from_std(stream))
+    }
+
+    fn from_mio(mut io: mio::net::UnixStream) -> io::Result<UnixStream> {
+        let registration = Registration::new(
+            &mut io,
+            mio::Interest::READABLE | mio::Interest::WRITABLE,
+        )?;
+        Ok(UnixStream { io, registration })
+    }
+
+    /// This end's address.
+    pub fn local_addr(&self) -> io::Result<SocketAddr> {
+        self.io.local_addr()
+    }
+
+    /// The peer's address.
+    pub fn peer_addr(&self) -> io::Result<SocketAddr> {
+        self.io.peer_addr()
+    }
+
+    /// Closes the write direction (the peer reads end of stream).
+    pub fn shutdown_write(&self) -> io::Result<()> {
+        match self.io.shutdown(Shutdown::Write) {
+            Err(error) if error.kind() == io::ErrorKind::NotConnected => Ok(()),
+            result => result,
+        }
+    }
+
+    /// Waits until readable; see `TcpStream::readable`.
+    pub async fn readable(&self) -> io::Result<()> {
+        self.registration.readiness(Direction::Read).await?;
+        Ok(())
+    }
+
+    /// Waits until writable; see `TcpStream::writable`.
+    pub async fn writable(&self) -> io::Result<()> {
+        self.registration.readiness(Direction::Write).await?;
+        Ok(())
+    }
+
+    /// Waits for any readiness of `interest`; see `TcpStream::ready`.
+    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
+        Ok(Ready::from_driver(self.registration.ready(interest).await?))
+    }
+
+    /// Reads without waiting; see `TcpStream::try_read`.
+    pub fn try_read(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.registration
+            .try_io(Direction::Read, || (&self.io).read(buf))
+    }
+
+    /// Writes without waiting; see `TcpStream::try_write`.
+    pub fn try_write(&self, buf: &[u8]) -> io::Result<usize> {
+        self.registration
+            .try_io(Direction::Write, || (&self.io).write(buf))
+    }
+
+    /// A read half and a write half borrowing the stream; see
+    /// `TcpStream::split` (and call it as `UnixStream::split(&mut stream)`
+    /// when `futures::io::AsyncReadExt` is in scope).
+    pub fn split(&mut self) -> (ReadHalf<'_>, WriteHalf<'_>) {
+        split::split(self)
+    }
+
+    fn poll_read_ref(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        self.registration
+            .poll_io(cx, Direction::Read, || (&self.io).read(buf))
+    }
+
+    fn poll_write_ref(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.registration
+            .poll_io(cx, Direction::Write, || (&self.io).write(buf))
+    }
+}
+
+impl AsyncRead for UnixStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut().poll_read_ref(cx, buf)
+    }
+}
+
+impl AsyncWrite for UnixStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut().poll_write_ref(cx, buf)
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(self.shutdown_write())
+    }
+}
+
+impl Drop for UnixListener {
+    fn drop(&mut self) {
+        let _ = self.registration.deregister(&mut self.io);
+    }
+}
+
+impl Drop for UnixStream {
+    fn drop(&mut self) {
+        let _ = self.registration.deregister(&mut self.io);
+    }
+}
+
+impl fmt::Debug for UnixListener {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UnixListener")
+            .field("local", &self.io.local_addr().ok())
+            .finish()
+    }
+}
+
+impl fmt::Debug for UnixStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("UnixStream")
+            .field("local", &self.io.local_addr().ok())
+            .field("peer", &self.io.peer_addr().ok())
+            .finish()
+    }
+}

@@ -1,0 +1,161 @@
+//! The SIGINT handler and the pipe it writes to.
+//!
+//! The handler does two async-signal-safe things: it bumps an atomic
+//! counter (`DELIVERED`) and `write`s one byte to the write end of a
+//! non-blocking Unix socket pair (errno saved and restored around it, as a
+//! handler must; a full pipe drops the byte, which loses nothing, since the
+//! counter holds the truth and the pipe only has to become readable).
+//!
+//! The read end is shared by every waiting `ctrl_c()` future, each through
+//! its own duplicate of the descriptor registered with its own runtime's
+//! driver. Whichever future is woken first drains the pipe and wakes all the
+//! others through the waiter list here: with edge triggering, a drained pipe
+//! is no longer reported to the epoll instances that had not collected the
+//! event yet, so the wake-up must not depend on them.
+//!
+//! Book: Chapter 7, "Sockets and signals".
+
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::task::Waker;
+
+/// SIGINTs delivered since the handler was installed.
+static DELIVERED: AtomicU64 = AtomicU64::new(0);
+
+/// The pipe's write end, for the handler (-1 until installed).
+static WRITE_FD: AtomicI32 = AtomicI32::new(-1);
+
+/// The pipe and the futures waiting on it.
+static STATE: Mutex<Option<State>> = Mutex::new(None);
+
+struct State {
+    reader: UnixStream,
+    /// Never closed: the handler may write to it at any moment.
+    _writer: UnixStream,
+    /// Waiting futures' wakers, each at the slot the future holds.
+    waiters: Vec<Option<Waker>>,
+}
+
+// ANCHOR: handler
+/// Runs on whichever thread the kernel picked, between two instructions of
+/// whatever it was doing: only async-signal-safe calls here.
+extern "C" fn on_sigint(_signal: libc::c_int) {
+    DELIVERED.fetch_add(1, Ordering::SeqCst);
+    let fd = WRITE_FD.load(Ordering::SeqCst);
+    if fd < 0 {
+        return;
+    }
+    // SAFETY: `__errno_location` returns this thread's errno slot, valid for
+    // the thread's life; we save it because `write` below may change it
+    // under the interrupted code's feet.
+    let errno = unsafe { *libc::__errno_location() };
+    let byte = 1u8;
+    // SAFETY: write(2) is async-signal-safe; `fd` is the pipe's write end,
+    // which is never closed (it lives in `STATE` for the process's life),
+    // and the buffer is one byte on this stack frame.
+    unsafe { libc::write(fd, std::ptr::from_ref(&byte).cast(), 1) };
+    // SAFETY: as above: this thread's errno slot.
+    unsafe { *libc::__errno_location() = errno };
+}
+// ANCHOR_END: handler
+
+/// Installs the handler and the pipe, once per process.
+fn install(state: &mut Option<State>) -> io::Result<&mut State> {
+    if state.is_none() {
+        let (reader, writer) = UnixStream::pair()?;
+        reader.set_nonblocking(true)?;
+        writer.set_nonblocking(true)?;
+        WRITE_FD.store(writer.as_raw_fd(), Ordering::SeqCst);
+        // SAFETY: an all-zero `sigaction` is a valid value (no flags, empty
+        // mask, default handler); we then fill in the fields we need.
+        let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
+        action.sa_sigaction = on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        // Restart system calls the signal interrupts, rather than failing
+        // them with EINTR in code that does not expect it.
+        action.sa_flags = libc::SA_RESTART;
+        // SAFETY: `sa_mask` is a valid sigset_t we own; sigemptyset only
+        // writes to it.
+        unsafe { libc::sigemptyset(&mut action.sa_mask) };
+        // SAFETY: `action` is fully initialised and its handler is an
+        // `extern "C" fn(c_int)` that only makes async-signal-safe calls;
+        // the old action is not asked for (null).
+        if unsafe { libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut()) } != 0 {
+            WRITE_FD.store(-1, Ordering::SeqCst);
+            return Err(io::Error::last_os_error());
+        }
+        *state = Some(State {
+            reader,
+            _writer: writer,
+            waiters: Vec::new(),
+        });
+    }
+    Ok(state.as_mut().expect("installed above"))
+}
+
+fn lock() -> std::sync::MutexGuard<'static, Option<State>> {
+    STATE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Installs the handler if needed; returns the signals delivered so far
+/// and a new descriptor for the pipe's read end.
+pub(super) fn subscribe() -> io::Result<(u64, UnixStream)> {
+    let mut state = lock();
+    let state = install(&mut state)?;
+    // Read the count under the lock that installation took, so it is the
+    // count at this call: a later SIGINT moves it.
+    let seen = DELIVERED.load(Ordering::SeqCst);
+    Ok((seen, state.reader.try_clone()?))
+}
+
+/// SIGINTs delivered since the handler was installed.
+pub(super) fn delivered() -> u64 {
+    DELIVERED.load(Ordering::SeqCst)
+}
+
+/// Leaves `waker` in the waiter list (at `slot`, taking a slot if needed).
+pub(super) fn wait(slot: &mut Option<usize>, waker: &Waker) {
+    let mut state = lock();
+    let Some(state) = state.as_mut() else { return };
+    match *slot {
+        Some(index) => match &mut state.waiters[index] {
+            Some(old) if old.will_wake(waker) => {}
+            entry => *entry = Some(waker.clone()),
+        },
+        None => {
+            let index = match state.waiters.iter().position(Option::is_none) {
+                Some(free) => free,
+                None => {
+                    state.waiters.push(None);
+                    state.waiters.len() - 1
+                }
+            };
+            state.waiters[index] = Some(waker.clone());
+            *slot = Some(index);
+        }
+    }
+}
+
+/// Gives up a slot (the future completed or was dropped).
+pub(super) fn leave(slot: &mut Option<usize>) {
+    if let Some(index) = slot.take()
+        && let Some(state) = lock().as_mut()
+    {
+        state.waiters[index] = None;
+        while state.waiters.last().is_some_and(Option::is_none) {
+            state.waiters.pop();
+        }
+    }
+}
+
+/// Wakes every waiting future (their slots stay theirs; each takes a new
+/// waker when polled again).
+pub(super) fn wake_all() {
+    let wakers: Vec<Waker> = match lock().as_mut() {
+        Some(state) => state.waiters.iter_mut().filter_map(Option::take).collect(),
+        None => Vec::new(),
+    };
+    wakers.into_iter().for_each(Waker::wake);
+}

@@ -1,0 +1,90 @@
+//! `rt::signal::ctrl_c`: woken by a SIGINT the test sends to its own
+//! process. Every future is polled once (which installs the handler)
+//! before any signal is sent, so the default action (terminate) never runs;
+//! every wait has a deadline.
+#![cfg(not(loom))]
+#![cfg(not(miri))]
+
+use rt::time::timeout;
+use rt::{Builder, Runtime};
+use std::pin::pin;
+use std::time::Duration;
+
+const PATIENCE: Duration = Duration::from_secs(5);
+
+fn runtime() -> Runtime {
+    Builder::new_multi_thread()
+        .worker_threads(2)
+        .build()
+        .unwrap()
+}
+
+/// Sends SIGINT to this whole process (the kernel picks the thread).
+fn interrupt_this_process() {
+    // SAFETY: kill(2) with our own pid and SIGINT has no memory effects; the
+    // callers have polled a ctrl_c() future first, so the handler is
+    // installed and the process is not terminated.
+    assert_eq!(unsafe { libc::kill(libc::getpid(), libc::SIGINT) }, 0);
+}
+
+#[test]
+fn every_waiting_ctrl_c_wakes_at_one_sigint() {
+    let rt = runtime();
+    rt.block_on(async {
+        let (armed_tx, mut armed_rx) = rt::sync::mpsc::channel::<()>(8);
+        let waiters: Vec<_> = (0..3)
+            .map(|_| {
+                let armed = armed_tx.clone();
+                rt::spawn(async move {
+                    let mut ctrl_c = pin!(rt::signal::ctrl_c());
+                    assert!(futures::poll!(ctrl_c.as_mut()).is_pending());
+                    armed.send(()).await.unwrap();
+                    ctrl_c.await
+                })
+            })
+            .collect();
+        for _ in 0..3 {
+            armed_rx.recv().await.unwrap();
+        }
+        interrupt_this_process();
+        for waiter in waiters {
+            timeout(PATIENCE, waiter)
+                .await
+                .expect("each waiter is woken by the one SIGINT")
+                .unwrap()
+                .unwrap();
+        }
+    });
+}
+
+#[test]
+fn ctrl_c_waits_on_two_runtimes_at_once() {
+    let (a, b) = (runtime(), runtime());
+    let mut on_b = Box::pin(rt::signal::ctrl_c());
+    b.block_on(async {
+        assert!(futures::poll!(on_b.as_mut()).is_pending());
+    });
+    let waiting_on_b = std::thread::spawn(move || {
+        b.block_on(async { timeout(PATIENCE, on_b).await })
+    });
+    a.block_on(async {
+        let mut on_a = pin!(rt::signal::ctrl_c());
+        assert!(futures::poll!(on_a.as_mut()).is_pending());
+        interrupt_this_process();
+        timeout(PATIENCE, on_a)
+            .await
+            .expect("the runtime that sent it")
+            .unwrap();
+    });
+    waiting_on_b
+        .join()
+        .unwrap()
+        .expect("the other runtime too")
+        .unwrap();
+}
+
+#[test]
+fn ctrl_c_fails_outside_a_runtime() {
+    let error = futures::executor::block_on(rt::signal::ctrl_c()).unwrap_err();
+    assert!(error.to_string().contains("no runtime"), "{error}");
+}
