@@ -61,12 +61,13 @@ pub(crate) struct Shared {
     is_shutdown: AtomicBool,
 }
 
-/// Creates the driver.
-pub(crate) fn create() -> io::Result<Shared> {
+/// Creates the driver. `can_pause`: the clock may be paused (a
+/// current-thread runtime); `start_paused`: it starts paused.
+pub(crate) fn create(can_pause: bool, start_paused: bool) -> io::Result<Shared> {
     let (io, io_handle) = io_driver::create()?;
     Ok(Shared {
         io: io_handle,
-        time: TimeHandle::new(),
+        time: TimeHandle::new(crate::time::clock::Clock::new(can_pause, start_paused)),
         driver: Mutex::new(Driver { io, failed: false }),
         #[cfg(loom)]
         loom_woken: Mutex::new(false),

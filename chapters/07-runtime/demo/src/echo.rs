@@ -9,10 +9,10 @@
 //!
 //! Book: Chapter 7, "The I/O driver".
 
+use futures::io::{AsyncReadExt, AsyncWriteExt};
 use rt::net::{TcpListener, TcpStream};
 use rt::runtime::Builder;
 use rt::time;
-use futures::io::{AsyncReadExt, AsyncWriteExt};
 use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -73,8 +73,6 @@ pub fn run(addr: SocketAddr, workers: Option<usize>) -> io::Result<()> {
         let listener = TcpListener::from_std(listener)?;
         chapter_03::server::announce(listener.local_addr()?)?;
         // On a worker, not on the block_on thread: accepting is work too.
-        rt::spawn(serve(listener))
-            .await
-            .map_err(io::Error::other)?
+        rt::spawn(serve(listener)).await.map_err(io::Error::other)?
     })
 }

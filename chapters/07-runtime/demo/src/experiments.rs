@@ -5,13 +5,13 @@
 //! The comparison against Tokio and async-executor needs those crates, which
 //! are dev-dependencies only, so it lives in `examples/compare/`.
 
-use rt::runtime::{Builder, Runtime};
-use rt::sync::oneshot;
-use rt::task::JoinHandle;
 use chapter_01::console::{Console, Report, group_thousands, human_duration_ns};
 use chapter_01::experiments::add_machine;
 use chapter_01::machine::Machine;
 use chapter_01::measure::Samples;
+use rt::runtime::{Builder, Runtime};
+use rt::sync::oneshot;
+use rt::task::JoinHandle;
 use std::error::Error;
 use std::future::Future;
 use std::hint::black_box;
@@ -445,7 +445,7 @@ async fn ticker(duration: Duration) -> Vec<Duration> {
     let mut lateness = Vec::new();
     while start.elapsed() < duration {
         next += Duration::from_millis(1);
-        rt::time::sleep_until(next).await;
+        rt::time::sleep_until(next.into()).await;
         let now = Instant::now();
         lateness.push(now.saturating_duration_since(next));
         if now > next {
@@ -502,9 +502,7 @@ fn add_lateness(
 }
 
 /// A connected pair: a std socket for the peer thread, one of ours.
-fn socket_pair(
-    rt: &Runtime,
-) -> Result<(std::net::TcpStream, rt::net::TcpStream), Box<dyn Error>> {
+fn socket_pair(rt: &Runtime) -> Result<(std::net::TcpStream, rt::net::TcpStream), Box<dyn Error>> {
     let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
     let peer = std::net::TcpStream::connect(listener.local_addr()?)?;
     let (ours, _) = listener.accept()?;

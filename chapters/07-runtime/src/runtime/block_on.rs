@@ -8,9 +8,19 @@
 //! should do little work itself: it is not on a worker, so it is neither
 //! stolen from nor helped.
 //!
-//! Book: Chapter 7, "Many workers, one runtime".
+//! The current-thread runtime has no workers, so its `block_on` does their
+//! work too: [`block_on_current_thread`] polls the future when it was woken,
+//! runs the queued tasks in batches, turns the driver between batches, and
+//! sleeps in the driver (`epoll_wait`, until the next timer) when nothing is
+//! ready.
+//!
+//! Book: Chapter 7, "Many workers, one runtime", and "Writing programs on
+//! the runtime".
 
+use crate::loom::{AtomicBool, Ordering, fence};
 use crate::scheduler::park::{Parker, Unparker};
+use crate::scheduler::{self, CurrentThread};
+use crate::task::coop;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
@@ -57,3 +67,115 @@ pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
     })
 }
 // ANCHOR_END: block_on
+
+/// The waker of the future given to a current-thread `block_on`: it marks
+/// the future woken and, if the driving thread sleeps in the driver, wakes
+/// it.
+struct MainWaker {
+    woken: AtomicBool,
+    handle: Arc<scheduler::Handle>,
+}
+
+impl MainWaker {
+    fn current(&self) -> &CurrentThread {
+        self.handle
+            .current_thread
+            .as_ref()
+            .expect("a current-thread runtime")
+    }
+}
+
+impl Wake for MainWaker {
+    fn wake(self: Arc<Self>) {
+        self.wake_by_ref();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.woken.store(true, Ordering::SeqCst);
+        // As `schedule_task`: publish, then look whether the driver sleeps.
+        fence(Ordering::SeqCst);
+        if self.current().parked.load(Ordering::SeqCst) {
+            self.handle.driver.unpark();
+        }
+    }
+}
+
+/// `block_on` of the current-thread runtime: this thread is the runtime.
+// ANCHOR: block_on_current_thread
+pub(crate) fn block_on_current_thread<F: Future>(
+    handle: &Arc<scheduler::Handle>,
+    future: F,
+) -> F::Output {
+    let current = handle
+        .current_thread
+        .as_ref()
+        .expect("a current-thread runtime");
+    // Another thread is driving the tasks: just wait for our future (its
+    // tasks run over there).
+    let Some(_core) = current.core.try_lock() else {
+        return block_on(future);
+    };
+    let mut future = pin!(future);
+    let main = Arc::new(MainWaker {
+        woken: AtomicBool::new(true),
+        handle: handle.clone(),
+    });
+    let waker = Waker::from(main.clone());
+    let mut cx = Context::from_waker(&waker);
+    let budget = (!handle.config.disable_coop_budget).then_some(coop::BUDGET);
+    let interval = handle.config.event_interval as usize;
+    loop {
+        if main.woken.swap(false, Ordering::SeqCst)
+            && let Poll::Ready(output) = coop::with_budget(budget, || future.as_mut().poll(&mut cx))
+        {
+            return output;
+        }
+        // A batch of tasks, each with a fresh budget, before the future's
+        // next turn (as Tokio's current-thread scheduler does): a future
+        // that keeps waking itself cannot starve the tasks.
+        let mut ran = 0;
+        while ran < interval {
+            let Some(task) = handle.inject.pop() else {
+                break;
+            };
+            coop::with_budget(budget, || task.run());
+            ran += 1;
+        }
+        if ran == interval {
+            // Busy: let I/O and timers in without sleeping.
+            handle.driver.poll_now();
+            continue;
+        }
+        if main.woken.load(Ordering::Relaxed) || !handle.inject.is_empty() {
+            continue;
+        }
+        park(handle, current, &main);
+    }
+}
+// ANCHOR_END: block_on_current_thread
+
+/// Nothing to run: sleep in the driver until an event, a timer, or a wake.
+/// With time paused, jump to the next timer instead of sleeping for it.
+// ANCHOR: park_current_thread
+fn park(handle: &scheduler::Handle, current: &CurrentThread, main: &MainWaker) {
+    current.parked.store(true, Ordering::SeqCst);
+    // Pairs with the fences of `schedule_task` and `MainWaker::wake`.
+    fence(Ordering::SeqCst);
+    if !main.woken.load(Ordering::SeqCst) && handle.inject.is_empty() {
+        let mut driver = handle.driver.driver.lock();
+        if handle.driver.time.clock().is_paused() {
+            // First collect what I/O is ready; if that readied nothing,
+            // the next timer is the next thing that can happen: advance
+            // to it. (No timer at all: wait for I/O or a wake.)
+            driver.park(&handle.driver, Some(std::time::Duration::ZERO));
+            let idle = !main.woken.load(Ordering::SeqCst) && handle.inject.is_empty();
+            if idle && !handle.driver.time.auto_advance() {
+                driver.park(&handle.driver, None);
+            }
+        } else {
+            driver.park(&handle.driver, None);
+        }
+    }
+    current.parked.store(false, Ordering::SeqCst);
+}
+// ANCHOR_END: park_current_thread

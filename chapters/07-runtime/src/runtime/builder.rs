@@ -35,6 +35,9 @@ pub const DEFAULT_EVENT_INTERVAL: u32 = 61;
 /// Builds a [`Runtime`].
 #[derive(Clone)]
 pub struct Builder {
+    /// `new_current_thread`: no workers; `block_on` runs the tasks.
+    current_thread: bool,
+    start_paused: bool,
     worker_threads: Option<usize>,
     global_queue_interval: u32,
     event_interval: u32,
@@ -62,10 +65,11 @@ pub const DEFAULT_MAX_BLOCKING_THREADS: usize = 512;
 pub const DEFAULT_THREAD_KEEP_ALIVE: Duration = Duration::from_secs(10);
 
 impl Builder {
-    /// A builder for the multi-threaded, work-stealing runtime (the only
-    /// kind this crate has).
+    /// A builder for the multi-threaded, work-stealing runtime.
     pub fn new_multi_thread() -> Builder {
         Builder {
+            current_thread: false,
+            start_paused: false,
             worker_threads: None,
             global_queue_interval: DEFAULT_GLOBAL_QUEUE_INTERVAL,
             event_interval: DEFAULT_EVENT_INTERVAL,
@@ -80,6 +84,26 @@ impl Builder {
             thread_name: "rt-worker".to_string(),
             thread_stack_size: None,
         }
+    }
+
+    /// A builder for the current-thread runtime: no worker threads; the
+    /// thread in [`Runtime::block_on`] runs the spawned tasks, turns the I/O
+    /// driver and fires the timers, all on itself. Tasks spawned while no
+    /// thread is in `block_on` wait for the next one. The blocking pool is
+    /// the same as the multi-thread runtime's.
+    pub fn new_current_thread() -> Builder {
+        Builder {
+            current_thread: true,
+            global_queue_interval: 31,
+            ..Builder::new_multi_thread()
+        }
+    }
+
+    /// Starts the runtime's clock paused (current-thread only, as in Tokio):
+    /// see [`time::pause`](crate::time::pause).
+    pub fn start_paused(&mut self, start_paused: bool) -> &mut Builder {
+        self.start_paused = start_paused;
+        self
     }
 
     /// The number of worker threads; by default one per logical CPU this
@@ -204,7 +228,13 @@ impl Builder {
 
     /// Starts the worker threads.
     pub fn build(&mut self) -> io::Result<Runtime> {
+        if self.start_paused && !self.current_thread {
+            return Err(io::Error::other(
+                "start_paused needs the current-thread runtime (Builder::new_current_thread)",
+            ));
+        }
         let workers = match self.worker_threads {
+            _ if self.current_thread => 0,
             Some(n) => n,
             None => std::thread::available_parallelism().map_or(1, usize::from),
         };
@@ -215,8 +245,14 @@ impl Builder {
             disable_coop_budget: self.disable_coop_budget,
             metrics: self.metrics,
             poll_time_histogram: self.poll_time_histogram,
-            long_poll_threshold: self.long_poll_threshold.filter(|_| self.metrics),
+            // The detector watches worker threads; the current-thread
+            // flavour has none.
+            long_poll_threshold: self
+                .long_poll_threshold
+                .filter(|_| self.metrics && !self.current_thread),
             on_long_poll: self.on_long_poll.clone(),
+            current_thread: self.current_thread,
+            start_paused: self.start_paused,
         };
         let blocking = crate::blocking::Spawner::new(crate::blocking::Config {
             max_threads: self.max_blocking_threads,

@@ -29,7 +29,8 @@ impl RuntimeMetrics {
 
     /// Worker threads.
     pub fn num_workers(&self) -> usize {
-        self.handle.num_workers()
+        // The current-thread flavour counts its one driving thread.
+        self.handle.stats.len()
     }
 
     /// Tasks spawned and not yet completed.

@@ -32,7 +32,9 @@ use std::sync::Arc;
 use std::thread::JoinHandle as ThreadHandle;
 use std::time::{Duration, Instant};
 
-/// A multi-threaded, work-stealing async runtime.
+/// An async runtime: multi-threaded and work-stealing
+/// ([`Builder::new_multi_thread`]), or on the thread that calls `block_on`
+/// ([`Builder::new_current_thread`]).
 pub struct Runtime {
     handle: Handle,
     threads: Vec<ThreadHandle<()>>,
@@ -182,9 +184,14 @@ impl Runtime {
             }
         }
         // Tasks spawned from outside while the workers were stopping were
-        // cancelled when spawned; clear whatever is left.
-        inner.owned.close_and_shutdown_all();
-        drop(inner.inject.drain());
+        // cancelled when spawned; clear whatever is left (all of them, on
+        // the current-thread runtime, which has no workers). The runtime is
+        // current meanwhile, so a future's drop may still use its handle.
+        {
+            let _current = context::set_current(inner.clone());
+            inner.owned.close_and_shutdown_all();
+            drop(inner.inject.drain());
+        }
         // 3. Then the drivers: every socket operation now fails and every
         //    timer panics, and whoever waits on one is woken to find out.
         //    Only tasks outside the workers are left to see it: blocking
@@ -255,7 +262,11 @@ impl Handle {
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         let _enter = context::enter_runtime(self.inner.clone());
-        block_on::block_on(future)
+        if self.inner.current_thread.is_some() {
+            block_on::block_on_current_thread(&self.inner, future)
+        } else {
+            block_on::block_on(future)
+        }
     }
 
     /// Makes this runtime the current one for this thread until the guard is

@@ -75,6 +75,23 @@ pub(crate) struct Config {
     pub(crate) long_poll_threshold: Option<std::time::Duration>,
     /// Where long polls are reported (None: one line on stderr).
     pub(crate) on_long_poll: Option<crate::runtime::LongPollHook>,
+    /// The current-thread flavour: no workers; `block_on` runs the tasks.
+    pub(crate) current_thread: bool,
+    /// The clock starts paused (current-thread only).
+    pub(crate) start_paused: bool,
+}
+
+/// What the current-thread flavour adds to the shared state: its tasks run
+/// on whichever thread is in `block_on`, which sleeps in the driver when
+/// there is nothing to run.
+pub(crate) struct CurrentThread {
+    /// The driving thread is asleep in the driver (or about to be): a task
+    /// scheduled now must wake it. While it runs, scheduling costs no
+    /// system call.
+    pub(crate) parked: crate::loom::AtomicBool,
+    /// Held by the thread that drives the tasks; a second thread in
+    /// `block_on` at the same time only polls its own future.
+    pub(crate) core: Mutex<()>,
 }
 
 /// What other threads need to reach one worker.
@@ -114,6 +131,8 @@ pub(crate) struct Handle {
     /// Set at shutdown: the watchdog stops waiting at once.
     pub(crate) watchdog_stop: Mutex<bool>,
     pub(crate) watchdog_wake: Condvar,
+    /// The current-thread flavour's state (`None`: multi-thread).
+    pub(crate) current_thread: Option<CurrentThread>,
 }
 
 impl Handle {
@@ -178,7 +197,18 @@ impl Handle {
         };
         self.remote_schedules.fetch_add(1, Ordering::Relaxed);
         self.inject.push(task);
-        self.notify_parked();
+        match &self.current_thread {
+            None => self.notify_parked(),
+            Some(current) => {
+                // Pairs with the fence in the driving thread's park: we
+                // published the task before reading `parked`; it published
+                // `parked` before looking at the queue.
+                fence(Ordering::SeqCst);
+                if current.parked.load(Ordering::SeqCst) {
+                    self.driver.unpark();
+                }
+            }
+        }
     }
     // ANCHOR_END: schedule_task
 
@@ -293,8 +323,9 @@ pub(crate) fn create(
     config: Config,
     blocking: blocking::Spawner,
 ) -> std::io::Result<(Arc<Handle>, Vec<WorkerParts>)> {
-    let driver = Arc::new(driver::create()?);
+    let driver = Arc::new(driver::create(config.current_thread, config.start_paused)?);
     let metrics = config.metrics;
+    let current_thread = config.current_thread;
     let mut remotes = Vec::with_capacity(num_workers);
     let mut cores = Vec::with_capacity(num_workers);
     for index in 0..num_workers {
@@ -314,7 +345,8 @@ pub(crate) fn create(
         // workers off each other's locks.
         owned: OwnedTasks::new(4 * num_workers),
         config,
-        stats: (0..num_workers)
+        // The current-thread flavour has no worker but counts as one.
+        stats: (0..num_workers.max(1))
             .map(|_| WorkerStats::new(metrics))
             .collect(),
         remote_schedules: AtomicU64::new(0),
@@ -328,6 +360,10 @@ pub(crate) fn create(
         exited: Condvar::new(),
         watchdog_stop: Mutex::new(false),
         watchdog_wake: Condvar::new(),
+        current_thread: current_thread.then(|| CurrentThread {
+            parked: crate::loom::AtomicBool::new(false),
+            core: Mutex::new(()),
+        }),
     });
     Ok((handle, cores))
 }

@@ -246,7 +246,7 @@ mod loom_park {
     #[test]
     fn loom_two_workers_hand_off_the_driver() {
         loom::model(|| {
-            let shared = std::sync::Arc::new(driver::create().unwrap());
+            let shared = std::sync::Arc::new(driver::create(false, false).unwrap());
             let parkers = [
                 Parker::with_driver(Some(shared.clone())),
                 Parker::with_driver(Some(shared.clone())),

@@ -19,6 +19,7 @@
 //!
 //! Book: Chapter 7, "The timing wheel".
 
+use super::clock::Clock;
 use super::wheel::{TimerKey, TimerState, Wheel};
 use crate::loom::{AtomicBool, AtomicU64, Mutex, Ordering};
 use std::task::{Poll, Waker};
@@ -26,6 +27,9 @@ use std::time::{Duration, Instant};
 
 /// The clock and the wheel.
 pub(crate) struct TimeHandle {
+    /// The runtime's clock (the system's, unless a test paused it).
+    clock: Clock,
+    /// The wheel's millisecond 0, on that clock.
     start: Instant,
     wheel: Mutex<Wheel>,
     /// The millisecond at which the worker parked in the driver will wake
@@ -55,9 +59,10 @@ pub(crate) enum Registered {
 }
 
 impl TimeHandle {
-    pub(crate) fn new() -> TimeHandle {
+    pub(crate) fn new(clock: Clock) -> TimeHandle {
         TimeHandle {
-            start: Instant::now(),
+            start: clock.now(),
+            clock,
             wheel: Mutex::new(Wheel::new()),
             parked_until: AtomicU64::new(0),
             is_shutdown: AtomicBool::new(false),
@@ -83,10 +88,38 @@ impl TimeHandle {
         woken.into_iter().for_each(Waker::wake);
     }
 
+    /// Now, on the runtime's clock.
+    pub(crate) fn now(&self) -> Instant {
+        self.clock.now()
+    }
+
+    /// The clock, for `time::pause`, `resume` and `advance`.
+    pub(crate) fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
     /// Milliseconds since start, rounded down (the time that has passed).
     fn now_ms(&self) -> u64 {
-        self.start.elapsed().as_millis() as u64
+        self.clock
+            .now()
+            .saturating_duration_since(self.start)
+            .as_millis() as u64
     }
+
+    /// With time paused and nothing else to do: move the clock to the next
+    /// timer's deadline and fire what is due. False if no timer waits.
+    // ANCHOR: auto_advance
+    pub(crate) fn auto_advance(&self) -> bool {
+        let next = self.wheel.lock().next_expiration();
+        let Some(ms) = next else {
+            return false;
+        };
+        self.clock
+            .advance_to(self.start + Duration::from_millis(ms));
+        self.process();
+        true
+    }
+    // ANCHOR_END: auto_advance
 
     /// A deadline in milliseconds since start, rounded up.
     // ANCHOR: deadline_ms
@@ -157,16 +190,16 @@ impl TimeHandle {
         let next = wheel.next_expiration();
         // The exact time left until that millisecond starts (the driver's
         // timer descriptor waits to the microsecond).
-        let until_next = next.map(|ms| {
-            (self.start + Duration::from_millis(ms)).saturating_duration_since(Instant::now())
-        });
+        let now = self.clock.now();
+        let until_next =
+            next.map(|ms| (self.start + Duration::from_millis(ms)).saturating_duration_since(now));
         let timeout = match (until_next, max) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
         let until = match timeout {
             Some(Duration::ZERO) => 0,
-            Some(timeout) => self.deadline_ms(Instant::now() + timeout),
+            Some(timeout) => self.deadline_ms(now + timeout),
             None => u64::MAX,
         };
         self.parked_until.store(until, Ordering::Release);

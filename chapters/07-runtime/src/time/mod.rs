@@ -12,7 +12,9 @@
 //!
 //! Book: Chapter 7, "The timing wheel".
 
+pub(crate) mod clock;
 pub(crate) mod driver;
+mod instant;
 pub(crate) mod level;
 mod sleep;
 pub(crate) mod wheel;
@@ -64,6 +66,61 @@ pub mod internals {
 
 pub use sleep::{
     Elapsed, Interval, MissedTickBehavior, Sleep, Timeout, interval, interval_at, sleep,
-    sleep_until, timeout,
+    sleep_until, timeout, timeout_at,
 };
-pub use std::time::Instant;
+
+use crate::runtime::context;
+pub use std::time::Duration;
+
+/// The clock of the current runtime.
+#[track_caller]
+fn with_clock<R>(what: &str, f: impl FnOnce(&clock::Clock) -> Result<R, &'static str>) -> R {
+    let driver = match context::with_current(|handle| handle.map(|handle| handle.driver.clone())) {
+        Some(driver) => driver,
+        None => panic!("rt::time::{what} called outside of a runtime"),
+    };
+    match f(driver.time.clock()) {
+        Ok(value) => value,
+        Err(message) => panic!("{message}"),
+    }
+}
+
+/// Stops the current runtime's clock: [`Instant::now`] stands still, and
+/// timers fire only when time is moved, by [`advance`] or, when the runtime
+/// has nothing else to do, by jumping to the next timer (auto-advance).
+///
+/// # Panics
+///
+/// Outside a runtime, on a multi-thread runtime, or if already paused.
+#[track_caller]
+pub fn pause() {
+    with_clock("pause", |clock| clock.pause());
+}
+
+/// Starts the paused clock again, from where it stopped.
+///
+/// # Panics
+///
+/// Outside a runtime, or if time is not paused.
+#[track_caller]
+pub fn resume() {
+    with_clock("resume", |clock| clock.resume());
+}
+
+/// Moves the paused clock forward by `duration`, then yields so that the
+/// timers now due fire before the caller goes on.
+///
+/// # Panics
+///
+/// Outside a runtime, or if time is not paused.
+pub async fn advance(duration: Duration) {
+    with_clock("advance", |clock| clock.advance(duration));
+    // Fire what is now due, on this runtime's wheel.
+    context::with_current(|handle| {
+        if let Some(handle) = handle {
+            handle.driver.time.process();
+        }
+    });
+    crate::task::yield_now().await;
+}
+pub use instant::Instant;

@@ -18,6 +18,7 @@
 //!
 //! Book: Chapter 7, "The timing wheel".
 
+use super::Instant;
 use super::driver::{Registered, SHUTDOWN_PANIC};
 use super::wheel::TimerKey;
 use crate::driver;
@@ -29,14 +30,15 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// About thirty years: the deadline of a duration too long to add to now.
 const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
 
-/// `now + duration`, or the far future if that does not fit in an `Instant`.
-fn deadline_after(duration: Duration) -> Instant {
-    let now = Instant::now();
+/// `now + duration` on the driver's clock, or the far future if that does
+/// not fit in an `Instant`.
+fn deadline_after(driver: &driver::Shared, duration: Duration) -> Instant {
+    let now = Instant::from_std(driver.time.now());
     now.checked_add(duration)
         .unwrap_or_else(|| now + FAR_FUTURE)
 }
@@ -63,7 +65,8 @@ fn current_driver(what: &str) -> Arc<driver::Shared> {
 /// If called outside a runtime; when polled after its runtime shut down.
 #[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
-    Sleep::new(deadline_after(duration), current_driver("sleep"))
+    let driver = current_driver("sleep");
+    Sleep::new(deadline_after(&driver, duration), driver)
 }
 
 /// Waits until `deadline`.
@@ -104,7 +107,7 @@ impl Sleep {
 
     /// True once it has completed.
     pub fn is_elapsed(&self) -> bool {
-        self.done || Instant::now() >= self.deadline
+        self.done || self.now() >= self.deadline
     }
 
     /// Moves the deadline (as for the next tick of an interval).
@@ -112,6 +115,11 @@ impl Sleep {
         self.cancel();
         self.deadline = deadline;
         self.done = false;
+    }
+
+    /// Now, on this timer's runtime's clock.
+    fn now(&self) -> Instant {
+        Instant::from_std(self.driver.time.now())
     }
 
     fn cancel(&mut self) {
@@ -133,7 +141,7 @@ impl Sleep {
                 Err(_) => panic!("{SHUTDOWN_PANIC}"),
             },
             None => {
-                let (registered, wake_driver) = time.register(self.deadline, cx.waker());
+                let (registered, wake_driver) = time.register(self.deadline.into_std(), cx.waker());
                 if wake_driver {
                     // The worker in epoll_wait sleeps past this deadline.
                     self.driver.unpark();
@@ -173,6 +181,12 @@ impl Drop for Sleep {
     }
 }
 
+impl futures::future::FusedFuture for Sleep {
+    fn is_terminated(&self) -> bool {
+        self.done
+    }
+}
+
 impl fmt::Debug for Sleep {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sleep")
@@ -190,9 +204,24 @@ impl fmt::Debug for Sleep {
 /// If called outside a runtime; when polled after its runtime shut down.
 #[track_caller]
 pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
+    let driver = current_driver("timeout");
     Timeout {
         future: Box::pin(future),
-        sleep: Sleep::new(deadline_after(duration), current_driver("timeout")),
+        sleep: Sleep::new(deadline_after(&driver, duration), driver),
+    }
+}
+
+/// Runs `future` until `deadline`: its output, or [`Elapsed`] if the
+/// deadline passes first (the future is then dropped, which cancels it).
+///
+/// # Panics
+///
+/// If called outside a runtime; when polled after its runtime shut down.
+#[track_caller]
+pub fn timeout_at<F: Future>(deadline: Instant, future: F) -> Timeout<F> {
+    Timeout {
+        future: Box::pin(future),
+        sleep: Sleep::new(deadline, current_driver("timeout_at")),
     }
 }
 
@@ -247,7 +276,10 @@ pub fn interval(period: Duration) -> Interval {
         "rt::time::interval: `period` must be non-zero"
     );
     Interval {
-        sleep: Sleep::new(Instant::now(), current_driver("interval")),
+        sleep: {
+            let driver = current_driver("interval");
+            Sleep::new(Instant::from_std(driver.time.now()), driver)
+        },
         period,
         missed_tick_behavior: MissedTickBehavior::default(),
     }
@@ -330,7 +362,7 @@ impl Interval {
     pub fn poll_tick(&mut self, cx: &mut Context<'_>) -> Poll<Instant> {
         ready!(self.sleep.poll_elapsed(cx));
         let scheduled = self.sleep.deadline();
-        let now = Instant::now();
+        let now = self.sleep.now();
         let next = if now.saturating_duration_since(scheduled) > MISSED_AFTER {
             self.missed_tick_behavior
                 .next_after_missed(scheduled, now, self.period)
@@ -348,6 +380,29 @@ impl Interval {
     /// The period.
     pub fn period(&self) -> Duration {
         self.period
+    }
+
+    /// Restarts the schedule: the next tick is one period from now.
+    pub fn reset(&mut self) {
+        let now = self.sleep.now();
+        self.reset_at(now.checked_add(self.period).unwrap_or(now + FAR_FUTURE));
+    }
+
+    /// Restarts the schedule: the next tick is now.
+    pub fn reset_immediately(&mut self) {
+        let now = self.sleep.now();
+        self.reset_at(now);
+    }
+
+    /// Restarts the schedule: the next tick is `after` from now.
+    pub fn reset_after(&mut self, after: Duration) {
+        let now = self.sleep.now();
+        self.reset_at(now.checked_add(after).unwrap_or(now + FAR_FUTURE));
+    }
+
+    /// Restarts the schedule: the next tick is at `deadline`.
+    pub fn reset_at(&mut self, deadline: Instant) {
+        self.sleep.reset(deadline);
     }
 
     /// What it does with missed ticks.
