@@ -6,8 +6,8 @@
 
 use chapter_01::console::{self, Console};
 use chapter_03::experiments::{self as ch03, LoadArgs};
-use clap::{Parser, Subcommand};
 use chapter_07::experiments;
+use clap::{Parser, Subcommand};
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
