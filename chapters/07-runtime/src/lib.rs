@@ -18,7 +18,9 @@
 //! * [`signal`]: `ctrl_c()` through a self-pipe on the I/O driver;
 //! * [`time`]: `sleep`, `timeout`, `interval` on a hierarchical timing wheel;
 //! * the cooperative budget (`task/coop.rs`) and `task::spawn_blocking`
-//!   (`blocking/`).
+//!   (`blocking/`);
+//! * for programs: `#[rt::main]`, `#[rt::test]`, [`join!`], [`try_join!`]
+//!   and [`select!`] (`macros/`).
 //!
 //! Unsafe code lives in `task/` (the allocation, the harness, the waker
 //! vtable) and `scheduler/queue.rs` (the ring buffer), every block with a
@@ -36,6 +38,8 @@ pub(crate) mod blocking;
 pub(crate) mod driver;
 pub mod io;
 pub(crate) mod loom;
+#[doc(hidden)]
+pub mod macros;
 pub mod net;
 pub mod runtime;
 pub(crate) mod scheduler;
@@ -45,3 +49,5 @@ pub mod task;
 pub mod time;
 
 pub use runtime::{Builder, Handle, LongPoll, Runtime, RuntimeMetrics, spawn};
+/// `#[rt::main]` and `#[rt::test]`: see the `rt-macros` crate.
+pub use rt_macros::{main, test};

@@ -22,6 +22,8 @@ use std::task::{Context, Poll};
 /// [`JoinError`]).
 pub struct JoinHandle<T> {
     raw: RawTask,
+    /// The output has been returned (for `FusedFuture::is_terminated`).
+    terminated: bool,
     _output: PhantomData<T>,
 }
 
@@ -39,6 +41,7 @@ impl<T> JoinHandle<T> {
     pub(crate) fn new(raw: RawTask) -> JoinHandle<T> {
         JoinHandle {
             raw,
+            terminated: false,
             _output: PhantomData,
         }
     }
@@ -78,8 +81,17 @@ impl<T> Future for JoinHandle<T> {
         }
         if output.is_ready() {
             budget.made_progress();
+            self.get_mut().terminated = true;
         }
         output
+    }
+}
+
+/// Once a handle has returned the task's output it must not be polled
+/// again; `futures::select!` asks this before polling.
+impl<T> futures::future::FusedFuture for JoinHandle<T> {
+    fn is_terminated(&self) -> bool {
+        self.terminated
     }
 }
 

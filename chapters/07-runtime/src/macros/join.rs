@@ -1,0 +1,201 @@
+//! `join!` and `try_join!`: run several futures concurrently on the current
+//! task, and wait for all of them (or, for `try_join!`, for the first
+//! error).
+//!
+//! `join!(a, b, c)` pins the three futures on the caller's stack, wraps each
+//! in a [`MaybeDone`](super::MaybeDone), and awaits one `poll_fn` that polls
+//! every unfinished branch each time the task is woken. No task is spawned
+//! and nothing is allocated: the branches run *concurrently* (interleaved
+//! at their `.await` points), never in parallel.
+//!
+//! The order in which the branches are polled matters under the budget
+//! (`task/coop.rs`): the budget is per task, so a first branch that is
+//! always ready could spend all of it, and the later branches would see
+//! `Pending` from every leaf they touch on every poll. So the branch polled
+//! first rotates, one step per poll, as Tokio's does; `join!(biased; ...)`
+//! polls in the order written.
+//!
+//! `macro_rules!` cannot count, so the macro first *normalizes* its input:
+//! each branch is tagged with one `_` per branch before it (to pick its
+//! field out of a tuple by pattern: `let (_, _, ref mut branch, ..) =
+//! branches;`) and with its index as `0 + 1 + 1`.
+//!
+//! Book: Chapter 7, "Writing programs on the runtime".
+
+// ANCHOR: join
+/// Waits for every future; returns their outputs as a tuple, in the order
+/// written.
+///
+/// ```
+/// # let runtime = rt::Runtime::new().unwrap();
+/// # runtime.block_on(async {
+/// let (a, b) = rt::join!(async { 1 }, async { "two" });
+/// assert_eq!((a, b), (1, "two"));
+/// # });
+/// ```
+///
+/// The futures run concurrently on the current task. The one polled first
+/// rotates on every poll (so one that is always ready cannot spend the
+/// whole budget); `join!(biased; a, b)` always polls in the order written.
+#[macro_export]
+macro_rules! join {
+    // Normalized: every branch tagged; expand.
+    (@ {
+        rotate = $rotate:literal;
+        ( $($_all:tt)* ) ( $($count:tt)* )
+        $( ( $($skip:tt)* ) ( $($index:tt)* ) $future:expr, )*
+    }) => {{
+        const __RT_JOIN_COUNT: usize = $($count)*;
+        // Pinned where they stand: the tuple's temporaries live as long as
+        // this block, which outlives the poll_fn below.
+        let mut pinned = ( $( ::core::pin::pin!($future), )* );
+        let mut branches = ( $(
+            $crate::macros::MaybeDone::new({
+                let ( $($skip,)* ref mut future, .. ) = pinned;
+                future.as_mut()
+            }),
+        )* );
+        // The branch polled first on the next poll.
+        let mut first: usize = 0;
+        $crate::macros::poll_fn(move |cx| {
+            let mut all_done = true;
+            // Two passes: branches first..count, then 0..first.
+            for second_pass in [false, true] {
+                $(
+                    if (($($index)*) < first) == second_pass {
+                        let ( $($skip,)* ref mut branch, .. ) = branches;
+                        if !branch.poll_done(cx) {
+                            all_done = false;
+                        }
+                    }
+                )*
+            }
+            if $rotate {
+                first = (first + 1) % __RT_JOIN_COUNT;
+            }
+            if !all_done {
+                return ::core::task::Poll::Pending;
+            }
+            ::core::task::Poll::Ready(( $( {
+                let ( $($skip,)* ref mut branch, .. ) = branches;
+                branch.take()
+            }, )* ))
+        })
+        .await
+    }};
+
+    // Normalizing: tag the next branch, then go on with the rest.
+    (@ {
+        rotate = $rotate:literal;
+        ( $($skip:tt)* ) ( $($index:tt)* )
+        $($tagged:tt)*
+    } $future:expr, $($rest:tt)*) => {
+        $crate::join!(@ {
+            rotate = $rotate;
+            ( $($skip)* _ ) ( $($index)* + 1 )
+            $($tagged)*
+            ( $($skip)* ) ( $($index)* ) $future,
+        } $($rest)*)
+    };
+
+    (biased; $($future:expr),+ $(,)?) => {
+        $crate::join!(@ { rotate = false; () (0) } $($future,)+)
+    };
+    ($($future:expr),+ $(,)?) => {
+        $crate::join!(@ { rotate = true; () (0) } $($future,)+)
+    };
+    () => {
+        async {}.await
+    };
+}
+// ANCHOR_END: join
+
+/// Waits for every future to return `Ok`, and returns `Ok` of their values
+/// as a tuple; or returns the first `Err` as soon as it appears, dropping
+/// the other futures.
+///
+/// ```
+/// # let runtime = rt::Runtime::new().unwrap();
+/// # runtime.block_on(async {
+/// let ok: Result<(i32, &str), String> =
+///     rt::try_join!(async { Ok(1) }, async { Ok("two") });
+/// assert_eq!(ok, Ok((1, "two")));
+/// let failed: Result<(i32, ()), String> =
+///     rt::try_join!(async { Ok(1) }, async { Err("no".to_string()) });
+/// assert_eq!(failed, Err("no".to_string()));
+/// # });
+/// ```
+///
+/// Polling rotates as in [`join!`]; `try_join!(biased; ...)` does not.
+#[macro_export]
+macro_rules! try_join {
+    (@ {
+        rotate = $rotate:literal;
+        ( $($_all:tt)* ) ( $($count:tt)* )
+        $( ( $($skip:tt)* ) ( $($index:tt)* ) $future:expr, )*
+    }) => {{
+        const __RT_JOIN_COUNT: usize = $($count)*;
+        let mut pinned = ( $( ::core::pin::pin!($future), )* );
+        let mut branches = ( $(
+            $crate::macros::MaybeDone::new({
+                let ( $($skip,)* ref mut future, .. ) = pinned;
+                future.as_mut()
+            }),
+        )* );
+        let mut first: usize = 0;
+        $crate::macros::poll_fn(move |cx| {
+            let mut all_done = true;
+            for second_pass in [false, true] {
+                $(
+                    if (($($index)*) < first) == second_pass {
+                        let ( $($skip,)* ref mut branch, .. ) = branches;
+                        if branch.poll_done(cx) {
+                            // The first error ends the whole join.
+                            if let ::core::option::Option::Some(error) = branch.take_err() {
+                                return ::core::task::Poll::Ready(
+                                    ::core::result::Result::Err(error),
+                                );
+                            }
+                        } else {
+                            all_done = false;
+                        }
+                    }
+                )*
+            }
+            if $rotate {
+                first = (first + 1) % __RT_JOIN_COUNT;
+            }
+            if !all_done {
+                return ::core::task::Poll::Pending;
+            }
+            ::core::task::Poll::Ready(::core::result::Result::Ok(( $( {
+                let ( $($skip,)* ref mut branch, .. ) = branches;
+                branch.take_ok()
+            }, )* )))
+        })
+        .await
+    }};
+
+    (@ {
+        rotate = $rotate:literal;
+        ( $($skip:tt)* ) ( $($index:tt)* )
+        $($tagged:tt)*
+    } $future:expr, $($rest:tt)*) => {
+        $crate::try_join!(@ {
+            rotate = $rotate;
+            ( $($skip)* _ ) ( $($index)* + 1 )
+            $($tagged)*
+            ( $($skip)* ) ( $($index)* ) $future,
+        } $($rest)*)
+    };
+
+    (biased; $($future:expr),+ $(,)?) => {
+        $crate::try_join!(@ { rotate = false; () (0) } $($future,)+)
+    };
+    ($($future:expr),+ $(,)?) => {
+        $crate::try_join!(@ { rotate = true; () (0) } $($future,)+)
+    };
+    () => {
+        async { ::core::result::Result::Ok(()) }.await
+    };
+}

@@ -1,0 +1,38 @@
+//! What `join!`, `try_join!` and `select!` expand to needs a few pieces of
+//! runtime support; they live here, public (a macro expands in the
+//! caller's crate, which must reach them) but hidden from the docs, as
+//! Tokio keeps `tokio::macros::support`.
+//!
+//! * [`join`](crate::join!) and [`try_join`](crate::try_join!) (`join.rs`):
+//!   every future to completion, on the current task, rotating which one is
+//!   polled first;
+//! * [`select`](crate::select!) (`select.rs`): the first future whose
+//!   output matches its pattern, the others dropped;
+//! * [`MaybeDone`] (`maybe_done.rs`): a future, then its output, then
+//!   nothing;
+//! * [`random_below`] (`rng.rs`): where an unbiased `select!` starts.
+//!
+//! The attribute macros `#[rt::main]` and `#[rt::test]` are procedural,
+//! so they live in their own crate, `rt-macros`.
+//!
+//! Book: Chapter 7, "Writing programs on the runtime".
+
+mod join;
+mod maybe_done;
+mod rng;
+mod select;
+
+pub use maybe_done::MaybeDone;
+pub use rng::random_below;
+pub use rt_macros::select_clean_pattern;
+pub use std::future::poll_fn;
+
+use std::future::Future;
+use std::pin::Pin;
+
+/// An empty slot for `future`'s output: `select!` needs one per branch, of
+/// a type it cannot name (the output of an `async fn`), so it asks the
+/// compiler to infer it from the future.
+pub fn empty_output<F: Future>(_future: &Pin<&mut F>) -> Option<F::Output> {
+    None
+}

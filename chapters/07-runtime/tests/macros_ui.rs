@@ -1,0 +1,18 @@
+//! Compile tests of `#[rt::main]` and `#[rt::test]`: what must compile
+//! (`ui/pass_*.rs`) and the error each misuse gets (`ui/fail_*.rs`, with the
+//! expected message in the `.stderr` beside it).
+//!
+//! The messages depend on the compiler's wording, so after a toolchain
+//! update regenerate them with `TRYBUILD=overwrite cargo test -p rt --test
+//! macros_ui` and read the diff.
+//!
+//! Book: Chapter 7, "Writing programs on the runtime".
+
+#![cfg(not(loom))]
+
+#[test]
+fn attribute_macros_compile_or_fail_clearly() {
+    let cases = trybuild::TestCases::new();
+    cases.pass("tests/ui/pass_*.rs");
+    cases.compile_fail("tests/ui/fail_*.rs");
+}

@@ -1,0 +1,5 @@
+#[rt::test(flavor = "multi_thread")]
+#[test]
+async fn twice() {}
+
+fn main() {}
