@@ -12,9 +12,24 @@
 //! [`watch`] holds the latest value for many readers, [`broadcast`] gives
 //! every receiver every value (Book: Chapter 7, "Channels").
 //!
+//! [`Semaphore`], [`Mutex`], [`RwLock`] and [`Notify`] are the locks and
+//! notification, all on one fair waiting line (Book: Chapter 7, "Locks and
+//! notification").
+//!
 //! Book: Chapter 7, "The LIFO slot".
 
 pub mod broadcast;
 pub mod mpsc;
 pub mod oneshot;
 pub mod watch;
+mod mutex;
+mod notify;
+mod rwlock;
+mod semaphore;
+mod wait_list;
+pub use mutex::{Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
+pub use notify::{Notified, Notify};
+pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+pub use semaphore::{
+    AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
+};
