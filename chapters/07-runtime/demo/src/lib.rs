@@ -9,6 +9,7 @@
 //!   queue's interval, the budget, timers, the blocking pool);
 //! * [`top`]: a live view of the workers, drawn from `Runtime::metrics`;
 //! * [`echo`]: the echo server that Chapter 3's load generator drives;
+//! * [`graceful`]: the same server, shut down gracefully on Ctrl-C;
 //! * [`metrics_json`]: a metrics snapshot as one JSON object, for `--json`.
 //!
 //! The comparisons against Tokio and async-executor need those crates, which
@@ -18,6 +19,7 @@
 
 pub mod echo;
 pub mod experiments;
+pub mod graceful;
 pub mod top;
 
 use rt::runtime::MetricsSnapshot;

@@ -55,6 +55,21 @@ enum Command {
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
         workers: Option<u16>,
     },
+    /// The echo server; with --graceful, Ctrl-C stops it gracefully (prints `listening on ADDR`).
+    Echo {
+        /// Address to listen on (port 0: any free port).
+        #[arg(long, default_value = "127.0.0.1:7007")]
+        addr: SocketAddr,
+        /// Worker threads (default: logical CPUs).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        workers: Option<u16>,
+        /// On Ctrl-C, stop accepting, let open connections finish, then exit 0.
+        #[arg(long)]
+        graceful: bool,
+        /// With --graceful: milliseconds open connections get after Ctrl-C.
+        #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
+        deadline_ms: u64,
+    },
     /// Load the echo server with Chapter 3's harness (same keys as Chapter 3).
     C10k {
         #[command(flatten)]
@@ -165,6 +180,19 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         None => experiments::demo(&console, quick)?,
         Some(Command::Serve { addr, workers }) => {
             return Ok(chapter_07::echo::run(addr, workers.map(usize::from))?);
+        }
+        Some(Command::Echo {
+            addr,
+            workers,
+            graceful,
+            deadline_ms,
+        }) => {
+            let workers = workers.map(usize::from);
+            if graceful {
+                chapter_07::graceful::run(addr, workers, Duration::from_millis(deadline_ms))?;
+                return Ok(());
+            }
+            return Ok(chapter_07::echo::run(addr, workers)?);
         }
         Some(Command::C10k { load }) => {
             let config = load.config(if quick { 500 } else { 10_000 }, if quick { 1 } else { 5 });
