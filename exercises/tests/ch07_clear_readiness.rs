@@ -22,6 +22,15 @@ mod ch07_clear_readiness {
                 ready: READABLE | WRITABLE
             }
         );
+        // A bit that is set already stays set when it comes again.
+        set_readiness(&word, 3, READABLE);
+        assert_eq!(
+            observe(&word),
+            ReadyEvent {
+                tick: 3,
+                ready: READABLE | WRITABLE
+            }
+        );
     }
 
     #[test]
