@@ -81,7 +81,8 @@ fn reuseport_lets_two_listeners_share_a_port() {
         let b = TcpSocket::new_v4().unwrap();
         b.set_reuseport(true).unwrap();
         assert!(b.reuseport().unwrap());
-        b.bind(addr).expect("a second SO_REUSEPORT socket binds the same port");
+        b.bind(addr)
+            .expect("a second SO_REUSEPORT socket binds the same port");
         let (_a, _b) = (a.listen(16).unwrap(), b.listen(16).unwrap());
         // Without the option, the port is taken.
         let c = TcpSocket::new_v4().unwrap();

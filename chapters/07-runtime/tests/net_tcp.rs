@@ -114,7 +114,11 @@ fn ready_reports_what_is_set_for_the_interest() {
             .unwrap()
             .unwrap();
         assert!(ready.is_readable());
-        assert_eq!(ready & Ready::WRITABLE, Ready::EMPTY, "only the interest's direction");
+        assert_eq!(
+            ready & Ready::WRITABLE,
+            Ready::EMPTY,
+            "only the interest's direction"
+        );
         let mut buf = [0u8; 4];
         server.read_exact(&mut buf).await.unwrap();
         assert_eq!(&buf, b"ping");

@@ -103,7 +103,10 @@ fn try_recv_would_block_until_readable() {
         assert_eq!(&buf[..n], b"one");
         // peek_from leaves the datagram in place.
         b.send(b"two").await.unwrap();
-        let (n, _) = timeout(PATIENCE, a.peek_from(&mut buf)).await.unwrap().unwrap();
+        let (n, _) = timeout(PATIENCE, a.peek_from(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
         assert_eq!(&buf[..n], b"two");
         let (n, _) = a.try_recv_from(&mut buf).unwrap();
         assert_eq!(&buf[..n], b"two");

@@ -64,9 +64,8 @@ fn ctrl_c_waits_on_two_runtimes_at_once() {
     b.block_on(async {
         assert!(futures::poll!(on_b.as_mut()).is_pending());
     });
-    let waiting_on_b = std::thread::spawn(move || {
-        b.block_on(async { timeout(PATIENCE, on_b).await })
-    });
+    let waiting_on_b =
+        std::thread::spawn(move || b.block_on(async { timeout(PATIENCE, on_b).await }));
     a.block_on(async {
         let mut on_a = pin!(rt::signal::ctrl_c());
         assert!(futures::poll!(on_a.as_mut()).is_pending());

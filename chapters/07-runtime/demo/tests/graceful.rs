@@ -26,7 +26,14 @@ struct Server {
 impl Server {
     fn start(extra: &[&str]) -> (Server, SocketAddr) {
         let mut child = Command::new(env!("CARGO_BIN_EXE_chapter-07"))
-            .args(["echo", "--graceful", "--addr", "127.0.0.1:0", "--workers", "2"])
+            .args([
+                "echo",
+                "--graceful",
+                "--addr",
+                "127.0.0.1:0",
+                "--workers",
+                "2",
+            ])
             .args(extra)
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

@@ -151,10 +151,8 @@ impl TcpStream {
     }
 
     fn from_mio(mut io: mio::net::TcpStream) -> io::Result<TcpStream> {
-        let registration = Registration::new(
-            &mut io,
-            mio::Interest::READABLE | mio::Interest::WRITABLE,
-        )?;
+        let registration =
+            Registration::new(&mut io, mio::Interest::READABLE | mio::Interest::WRITABLE)?;
         Ok(TcpStream { io, registration })
     }
 

@@ -29,9 +29,9 @@ pub struct UdpSocket {
 
 /// The first address `addr` resolves to.
 fn first_addr(addr: impl ToSocketAddrs) -> io::Result<SocketAddr> {
-    addr.to_socket_addrs()?.next().ok_or_else(|| {
-        io::Error::new(io::ErrorKind::InvalidInput, "no address to send to")
-    })
+    addr.to_socket_addrs()?
+        .next()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no address to send to"))
 }
 
 impl UdpSocket {
@@ -56,10 +56,8 @@ impl UdpSocket {
     }
 
     fn from_mio(mut io: mio::net::UdpSocket) -> io::Result<UdpSocket> {
-        let registration = Registration::new(
-            &mut io,
-            mio::Interest::READABLE | mio::Interest::WRITABLE,
-        )?;
+        let registration =
+            Registration::new(&mut io, mio::Interest::READABLE | mio::Interest::WRITABLE)?;
         Ok(UdpSocket { io, registration })
     }
 

@@ -98,10 +98,8 @@ impl UnixStream {
     }
 
     fn from_mio(mut io: mio::net::UnixStream) -> io::Result<UnixStream> {
-        let registration = Registration::new(
-            &mut io,
-            mio::Interest::READABLE | mio::Interest::WRITABLE,
-        )?;
+        let registration =
+            Registration::new(&mut io, mio::Interest::READABLE | mio::Interest::WRITABLE)?;
         Ok(UnixStream { io, registration })
     }
 

@@ -76,7 +76,10 @@ impl Listener {
                 return Poll::Ready(Ok(()));
             }
             let pipe = &self.pipe;
-            ready!(self.registration.poll_io(cx, Direction::Read, || drain(pipe)))?;
+            ready!(
+                self.registration
+                    .poll_io(cx, Direction::Read, || drain(pipe))
+            )?;
             // We emptied the pipe: futures whose drivers had not collected
             // the edge yet will not see it now, so wake them all.
             self_pipe::wake_all();

@@ -96,7 +96,9 @@ fn install(state: &mut Option<State>) -> io::Result<&mut State> {
 }
 
 fn lock() -> std::sync::MutexGuard<'static, Option<State>> {
-    STATE.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    STATE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Installs the handler if needed; returns the signals delivered so far

@@ -121,9 +121,10 @@ impl TcpSocket {
 
     /// The address the socket is bound to.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
-        self.inner.local_addr()?.as_socket().ok_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "not an IP socket address")
-        })
+        self.inner
+            .local_addr()?
+            .as_socket()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "not an IP socket address"))
     }
 
     /// The pending socket error (`SO_ERROR`), taken.
