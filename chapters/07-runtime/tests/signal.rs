@@ -82,6 +82,7 @@ fn ctrl_c_waits_on_two_runtimes_at_once() {
         .unwrap();
 }
 
+/// Outside a runtime, `ctrl_c()` fails with an error that says why.
 #[test]
 fn ctrl_c_fails_outside_a_runtime() {
     let error = futures::executor::block_on(rt::signal::ctrl_c()).unwrap_err();

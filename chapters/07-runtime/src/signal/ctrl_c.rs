@@ -55,6 +55,13 @@ struct Listener {
 
 impl Listener {
     fn subscribe() -> io::Result<Listener> {
+        // Outside a runtime, fail before installing the handler: otherwise
+        // Ctrl-C would stop terminating a process that has no listener.
+        if crate::runtime::Handle::try_current().is_err() {
+            return Err(io::Error::other(
+                "no runtime: ctrl_c() must be awaited inside rt::Runtime",
+            ));
+        }
         let (seen, pipe) = self_pipe::subscribe()?;
         let mut pipe = mio::net::UnixStream::from_std(pipe);
         let registration = Registration::new(&mut pipe, mio::Interest::READABLE)?;
