@@ -271,7 +271,12 @@ impl<T: Future, S: Schedule> Harness<T, S> {
         // reference: no reference-count traffic unless the future clones it.
         let waker = WakerRef::new(self.raw());
         let mut cx = Context::from_waker(&waker);
-        if poll_future(self.core(), &mut cx).is_ready() {
+        let polled = {
+            // While the future runs, `task::id()` names this task.
+            let _id = super::id::enter(self.header().id);
+            poll_future(self.core(), &mut cx)
+        };
+        if polled.is_ready() {
             return PollOutcome::Complete;
         }
 

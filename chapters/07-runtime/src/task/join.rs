@@ -60,8 +60,14 @@ impl<T> JoinHandle<T> {
     }
 
     /// The task's runtime-wide id.
-    pub fn id(&self) -> u64 {
-        self.raw.header().id
+    pub fn id(&self) -> super::Id {
+        super::Id(self.raw.header().id)
+    }
+
+    /// A handle that can cancel the task, for whoever must be able to stop
+    /// it without awaiting it.
+    pub fn abort_handle(&self) -> super::AbortHandle {
+        super::AbortHandle::new(self.raw)
     }
 }
 

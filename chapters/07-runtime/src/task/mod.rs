@@ -6,7 +6,9 @@
 //! * `waker`: wakers that are task pointers;
 //! * [`JoinHandle`] and [`JoinError`]: the spawner's side;
 //! * `owned`: the runtime's list of live tasks, for shutdown;
-//! * [`yield_now`]: give the worker to the other tasks for a moment.
+//! * [`yield_now`]: give the worker to the other tasks for a moment;
+//! * [`Id`], [`AbortHandle`], [`JoinSet`], and task-local storage
+//!   ([`task_local!`](crate::task_local)).
 //!
 //! Three kinds of pointer own a reference to a task, and the scheduler only
 //! ever sees the first two:
@@ -18,19 +20,27 @@
 //!
 //! Book: Chapter 7, "A task is one allocation and one word".
 
+mod abort;
 pub(crate) mod coop;
 mod core;
 mod error;
 mod harness;
+pub(crate) mod id;
 mod join;
+mod join_set;
 pub(crate) mod owned;
 pub(crate) mod state;
+mod task_local;
 mod waker;
 mod yield_now;
 
+pub use abort::AbortHandle;
 pub use coop::consume_budget;
 pub use error::JoinError;
+pub use id::{Id, id, try_id};
 pub use join::JoinHandle;
+pub use join_set::JoinSet;
+pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
 pub use yield_now::yield_now;
 
 pub use crate::blocking::spawn_blocking;

@@ -1,0 +1,74 @@
+//! [`Id`]: a task's runtime-wide number, and which task is running now.
+//!
+//! Every task gets the next number of its runtime when it is spawned
+//! (`scheduler::Handle::next_id`). While a task's future is being polled,
+//! its id is published in a thread-local, so that code deep inside the
+//! future can ask [`id`] or [`try_id`] which task it runs in (to label a log
+//! line, say), as Tokio's `task::id()` allows.
+//!
+//! Book: Chapter 7, "A task is one allocation and one word".
+
+use std::cell::Cell;
+use std::fmt;
+
+/// A task's id: unique among the tasks of one runtime while they live.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Id(pub(crate) u64);
+
+impl Id {
+    /// The number behind the id (not part of Tokio's API: for our metrics
+    /// and the book's examples).
+    pub fn as_u64(self) -> u64 {
+        self.0
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
+    }
+}
+
+impl fmt::Debug for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Id({})", self.0)
+    }
+}
+
+thread_local! {
+    /// The task being polled on this thread (0: none; ids start at 1).
+    static CURRENT: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Publishes `id` as the running task until the guard drops.
+pub(crate) fn enter(id: u64) -> Guard {
+    Guard(CURRENT.with(|current| current.replace(id)))
+}
+
+/// Restores the task that was running before (a nested `block_on`).
+pub(crate) struct Guard(u64);
+
+impl Drop for Guard {
+    fn drop(&mut self) {
+        CURRENT.with(|current| current.set(self.0));
+    }
+}
+
+/// The id of the task this is called from.
+///
+/// # Panics
+///
+/// If called outside a task (in `block_on`'s own future, say).
+#[track_caller]
+pub fn id() -> Id {
+    match try_id() {
+        Some(id) => id,
+        None => panic!("rt::task::id() called outside of a task"),
+    }
+}
+
+/// The id of the task this is called from, if any.
+pub fn try_id() -> Option<Id> {
+    let id = CURRENT.with(Cell::get);
+    (id != 0).then_some(Id(id))
+}

@@ -1,0 +1,182 @@
+//! Task-local storage: [`task_local!`](crate::task_local) and [`LocalKey`].
+//!
+//! A thread-local belongs to a thread, but a task hops between worker
+//! threads at every `.await`, and one thread runs thousands of tasks in
+//! turn: a thread-local would leak values from one task into the next. A
+//! task-local is set for the duration of one future, [`LocalKey::scope`]:
+//! each time that future is polled, its value is moved into a thread-local
+//! slot, and moved back out when the poll returns (even by panic). So inside
+//! the future, on whatever thread polls it, [`LocalKey::with`] finds the
+//! value, and outside it finds nothing.
+//!
+//! Book: Chapter 7, "A task is one allocation and one word".
+
+use std::cell::RefCell;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// Declares task-local keys, as Tokio's `task_local!`:
+///
+/// ```
+/// rt::task_local! {
+///     pub static REQUEST_ID: u64;
+/// }
+/// let rt = rt::runtime::Builder::new_current_thread().build().unwrap();
+/// let id = rt.block_on(REQUEST_ID.scope(7, async { REQUEST_ID.get() }));
+/// assert_eq!(id, 7);
+/// ```
+#[macro_export]
+macro_rules! task_local {
+    () => {};
+    ($(#[$attr:meta])* $vis:vis static $name:ident: $t:ty; $($rest:tt)*) => {
+        $crate::__task_local_inner!($(#[$attr])* $vis $name, $t);
+        $crate::task_local!($($rest)*);
+    };
+    ($(#[$attr:meta])* $vis:vis static $name:ident: $t:ty) => {
+        $crate::__task_local_inner!($(#[$attr])* $vis $name, $t);
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __task_local_inner {
+    ($(#[$attr:meta])* $vis:vis $name:ident, $t:ty) => {
+        $(#[$attr])*
+        $vis static $name: $crate::task::LocalKey<$t> = {
+            ::std::thread_local! {
+                static __KEY: ::std::cell::RefCell<::std::option::Option<$t>> =
+                    const { ::std::cell::RefCell::new(::std::option::Option::None) };
+            }
+            $crate::task::LocalKey { inner: __KEY }
+        };
+    };
+}
+
+/// A task-local key, made by [`task_local!`](crate::task_local).
+pub struct LocalKey<T: 'static> {
+    #[doc(hidden)]
+    pub inner: std::thread::LocalKey<RefCell<Option<T>>>,
+}
+
+/// The key was read outside a scope that set it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AccessError(());
+
+impl fmt::Display for AccessError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("task-local value not set")
+    }
+}
+
+impl std::error::Error for AccessError {}
+
+/// Puts a value into the thread-local slot for as long as it lives, then
+/// takes it back out (on the normal path and on unwinding alike).
+struct Swap<'a, T: 'static> {
+    key: &'static LocalKey<T>,
+    slot: &'a mut Option<T>,
+}
+
+impl<'a, T: 'static> Swap<'a, T> {
+    fn enter(key: &'static LocalKey<T>, slot: &'a mut Option<T>) -> Swap<'a, T> {
+        key.inner
+            .with(|cell| std::mem::swap(&mut *cell.borrow_mut(), slot));
+        Swap { key, slot }
+    }
+}
+
+impl<T: 'static> Drop for Swap<'_, T> {
+    fn drop(&mut self) {
+        self.key
+            .inner
+            .with(|cell| std::mem::swap(&mut *cell.borrow_mut(), self.slot));
+    }
+}
+
+impl<T: 'static> LocalKey<T> {
+    /// Runs `future` with the key set to `value` during each of its polls.
+    pub fn scope<F: Future>(&'static self, value: T, future: F) -> TaskLocalFuture<T, F> {
+        TaskLocalFuture {
+            key: self,
+            slot: Some(value),
+            future: Box::pin(future),
+        }
+    }
+
+    /// Runs `f` with the key set to `value`.
+    pub fn sync_scope<F: FnOnce() -> R, R>(&'static self, value: T, f: F) -> R {
+        let mut slot = Some(value);
+        let _swap = Swap::enter(self, &mut slot);
+        f()
+    }
+
+    /// Calls `f` with a reference to the value.
+    ///
+    /// # Panics
+    ///
+    /// Outside a scope that set the key.
+    #[track_caller]
+    pub fn with<F: FnOnce(&T) -> R, R>(&'static self, f: F) -> R {
+        match self.try_with(f) {
+            Ok(result) => result,
+            Err(error) => panic!("{error}: use LocalKey::scope or sync_scope to set it"),
+        }
+    }
+
+    /// Calls `f` with a reference to the value, if set.
+    pub fn try_with<F: FnOnce(&T) -> R, R>(&'static self, f: F) -> Result<R, AccessError> {
+        self.inner.with(|cell| {
+            let value = cell.borrow();
+            match value.as_ref() {
+                Some(value) => Ok(f(value)),
+                None => Err(AccessError(())),
+            }
+        })
+    }
+}
+
+impl<T: Copy + 'static> LocalKey<T> {
+    /// A copy of the value.
+    ///
+    /// # Panics
+    ///
+    /// Outside a scope that set the key.
+    #[track_caller]
+    pub fn get(&'static self) -> T {
+        self.with(|value| *value)
+    }
+}
+
+impl<T: 'static> fmt::Debug for LocalKey<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("LocalKey { .. }")
+    }
+}
+
+/// The future of [`LocalKey::scope`].
+pub struct TaskLocalFuture<T: 'static, F> {
+    key: &'static LocalKey<T>,
+    /// The value between polls (in the thread-local during one).
+    slot: Option<T>,
+    future: Pin<Box<F>>,
+}
+
+impl<T: 'static, F> Unpin for TaskLocalFuture<T, F> {}
+
+impl<T: 'static, F: Future> Future for TaskLocalFuture<T, F> {
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = self.get_mut();
+        let _swap = Swap::enter(this.key, &mut this.slot);
+        this.future.as_mut().poll(cx)
+    }
+}
+
+impl<T: 'static, F> fmt::Debug for TaskLocalFuture<T, F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TaskLocalFuture { .. }")
+    }
+}
