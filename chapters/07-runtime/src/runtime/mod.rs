@@ -16,6 +16,7 @@ mod builder;
 pub(crate) mod context;
 mod metrics;
 
+pub use crate::scheduler::trace::{Trace, TraceEvent, TraceKind};
 pub use builder::{
     Builder, DEFAULT_EVENT_INTERVAL, DEFAULT_GLOBAL_QUEUE_INTERVAL, DEFAULT_LONG_POLL_THRESHOLD,
     DEFAULT_MAX_BLOCKING_THREADS, DEFAULT_THREAD_KEEP_ALIVE,
@@ -122,6 +123,15 @@ impl Runtime {
     /// Counters and gauges of this runtime.
     pub fn metrics(&self) -> RuntimeMetrics {
         self.handle.metrics()
+    }
+
+    /// What each worker did so far, if [`Builder::enable_trace`] was set.
+    pub fn trace(&self) -> Option<Trace> {
+        self.handle
+            .inner
+            .tracer
+            .as_ref()
+            .map(|tracer| tracer.snapshot())
     }
 
     /// Runs `f` on this runtime's blocking pool.

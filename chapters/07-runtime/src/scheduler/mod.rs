@@ -33,6 +33,7 @@ pub(crate) mod inject;
 pub(crate) mod park;
 pub(crate) mod queue;
 pub(crate) mod stats;
+pub(crate) mod trace;
 pub(crate) mod watchdog;
 pub(crate) mod worker;
 
@@ -71,6 +72,8 @@ pub(crate) struct Config {
     /// Times every poll into a histogram (off by default: two clock reads
     /// per poll).
     pub(crate) poll_time_histogram: bool,
+    /// Events each worker records for the timeline (0: no trace).
+    pub(crate) trace_capacity: usize,
     /// Reports polls longer than this (None: no detector).
     pub(crate) long_poll_threshold: Option<std::time::Duration>,
     /// Where long polls are reported (None: one line on stderr).
@@ -133,6 +136,8 @@ pub(crate) struct Handle {
     pub(crate) watchdog_wake: Condvar,
     /// The current-thread flavour's state (`None`: multi-thread).
     pub(crate) current_thread: Option<CurrentThread>,
+    /// The workers' event recorder, if enabled.
+    pub(crate) tracer: Option<trace::Tracer>,
 }
 
 impl Handle {
@@ -326,6 +331,7 @@ pub(crate) fn create(
     let driver = Arc::new(driver::create(config.current_thread, config.start_paused)?);
     let metrics = config.metrics;
     let current_thread = config.current_thread;
+    let trace_capacity = config.trace_capacity;
     let mut remotes = Vec::with_capacity(num_workers);
     let mut cores = Vec::with_capacity(num_workers);
     for index in 0..num_workers {
@@ -360,6 +366,8 @@ pub(crate) fn create(
         exited: Condvar::new(),
         watchdog_stop: Mutex::new(false),
         watchdog_wake: Condvar::new(),
+        tracer: (trace_capacity > 0)
+            .then(|| trace::Tracer::new(num_workers.max(1), trace_capacity)),
         current_thread: current_thread.then(|| CurrentThread {
             parked: crate::loom::AtomicBool::new(false),
             core: Mutex::new(()),

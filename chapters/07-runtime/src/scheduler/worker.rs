@@ -41,6 +41,7 @@
 use super::park::Parker;
 use super::queue::{self, Local};
 use super::stats::WorkerStats;
+use super::trace::TraceKind;
 use super::{Handle, Notified};
 use crate::runtime::context;
 use crate::task::coop;
@@ -238,7 +239,11 @@ impl Context {
             core.lifo_enabled = false;
             core.in_driver = true;
         }
+        let began = self.handle.tracer.as_ref().map(|tracer| tracer.now());
         self.handle.driver.poll_now();
+        if let (Some(tracer), Some(began)) = (&self.handle.tracer, began) {
+            tracer.span(self.index, began, TraceKind::Driver);
+        }
         self.wake_deferred();
         if let Some(core) = self.core.borrow_mut().as_mut() {
             core.in_driver = false;
@@ -325,7 +330,12 @@ impl Context {
             stats.incr(&stats.lifo_polls);
         }
         stats.set_current(Some(task.location()));
-        if self.handle.config.poll_time_histogram {
+        if let Some(tracer) = &self.handle.tracer {
+            let task_id = crate::task::Id(task.id());
+            let began = tracer.now();
+            task.run();
+            tracer.span(self.index, began, TraceKind::Poll { task: task_id });
+        } else if self.handle.config.poll_time_histogram {
             let start = Instant::now();
             task.run();
             stats.record_poll_time(start.elapsed());
@@ -360,6 +370,8 @@ impl Context {
         stats
             .parked
             .store(true, std::sync::atomic::Ordering::Relaxed);
+        let began = self.handle.tracer.as_ref().map(|tracer| tracer.now());
+        let _traced = TraceOnDrop(&self.handle, self.index, began);
         loop {
             self.parker.park();
             let mut core = self.core.borrow_mut();
@@ -486,8 +498,12 @@ impl Core {
             let before = self.run_queue.len();
             if let Some(task) = handle.remotes[victim].steal.steal_into(&mut self.run_queue) {
                 let stats = &handle.stats[self.index];
+                let stolen = (self.run_queue.len() - before + 1) as u64;
                 stats.incr(&stats.steal_operations);
-                stats.add(&stats.steals, (self.run_queue.len() - before + 1) as u64);
+                stats.add(&stats.steals, stolen);
+                if let Some(tracer) = &handle.tracer {
+                    tracer.instant(self.index, TraceKind::Steal { tasks: stolen });
+                }
                 return Some(task);
             }
         }
@@ -660,5 +676,16 @@ impl FastRand {
     /// A number in `0..n`.
     fn below(&mut self, n: usize) -> usize {
         (((self.next() >> 32) * n as u64) >> 32) as usize
+    }
+}
+
+/// Records a park span when the park ends, whichever way it returns.
+struct TraceOnDrop<'a>(&'a Handle, usize, Option<std::time::Instant>);
+
+impl Drop for TraceOnDrop<'_> {
+    fn drop(&mut self) {
+        if let (Some(tracer), Some(began)) = (&self.0.tracer, self.2) {
+            tracer.span(self.1, began, TraceKind::Park);
+        }
     }
 }

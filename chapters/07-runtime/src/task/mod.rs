@@ -143,6 +143,11 @@ impl<S: 'static> Drop for Task<S> {
 }
 
 impl<S: 'static> Notified<S> {
+    /// The task's runtime-wide id.
+    pub(crate) fn id(&self) -> u64 {
+        self.0.id()
+    }
+
     /// Where the task was spawned.
     pub(crate) fn location(&self) -> &'static std::panic::Location<'static> {
         self.0.header().location
