@@ -8,6 +8,7 @@
 //!   chapter-07` runs them (a burst of spawns, the LIFO slot, the inject
 //!   queue's interval, the budget, timers, the blocking pool);
 //! * [`top`]: a live view of the workers, drawn from `Runtime::metrics`;
+//! * [`cancel`]: a `select!` loop that loses data, and the same loop fixed;
 //! * [`echo`]: the echo server that Chapter 3's load generator drives;
 //! * [`graceful`]: the same server, shut down gracefully on Ctrl-C;
 //! * [`metrics_json`]: a metrics snapshot as one JSON object, for `--json`.
@@ -17,6 +18,7 @@
 //!
 //! Book: Chapter 7.
 
+pub mod cancel;
 pub mod echo;
 pub mod experiments;
 pub mod graceful;

@@ -153,6 +153,12 @@ enum Command {
               value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
         intervals: Vec<u32>,
     },
+    /// A select! loop that drops bytes (read_exact against a ticker), next to the loop fixed.
+    Cancel {
+        /// Records the peer sends to each reader.
+        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+        records: u32,
+    },
 }
 
 fn main() -> ExitCode {
@@ -263,6 +269,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             if quick { 50 } else { probes as usize },
             &intervals,
         )?,
+        Some(Command::Cancel { records }) => {
+            chapter_07::cancel::cancel(&console, if quick { records.min(100) } else { records })?
+        }
     };
     console.finish(&report)?;
     Ok(())

@@ -71,7 +71,10 @@ macro_rules! join {
                 )*
             }
             if $rotate {
-                first = (first + 1) % __RT_JOIN_COUNT;
+                first += 1;
+                if first == __RT_JOIN_COUNT {
+                    first = 0;
+                }
             }
             if !all_done {
                 return ::core::task::Poll::Pending;
@@ -163,7 +166,10 @@ macro_rules! try_join {
                 )*
             }
             if $rotate {
-                first = (first + 1) % __RT_JOIN_COUNT;
+                first += 1;
+                if first == __RT_JOIN_COUNT {
+                    first = 0;
+                }
             }
             if !all_done {
                 return ::core::task::Poll::Pending;

@@ -100,7 +100,12 @@ macro_rules! select {
                 };
                 let mut pending = false;
                 for offset in 0..__RT_SELECT_COUNT {
-                    let branch = (start + offset) % __RT_SELECT_COUNT;
+                    // (start + offset) modulo the count, without a
+                    // division.
+                    let mut branch = start + offset;
+                    if branch >= __RT_SELECT_COUNT {
+                        branch -= __RT_SELECT_COUNT;
+                    }
                     $(
                         if branch == ($($index)*) && disabled & (1 << ($($index)*)) == 0 {
                             let ( $($skip,)* ref mut future, .. ) = futures;
