@@ -573,6 +573,7 @@ mod tests {
 mod loom_watch {
     use super::*;
     use crate::loom::thread;
+    use crate::sync::mpsc::wait_queue::loom_block_on as block_on;
 
     /// A `changed` that registers while a send lands is woken, on every
     /// interleaving: a lost wake-up would leave `block_on` parked forever,
@@ -585,7 +586,7 @@ mod loom_watch {
                 tx.send(1).unwrap();
                 tx
             });
-            loom::future::block_on(rx.changed()).unwrap();
+            block_on(rx.changed()).unwrap();
             assert_eq!(*rx.borrow(), 1);
             drop(sender.join().unwrap());
         });
@@ -601,8 +602,8 @@ mod loom_watch {
                 tx.send(1).unwrap();
                 drop(tx);
             });
-            let first = loom::future::block_on(rx.changed());
-            let second = loom::future::block_on(rx.changed());
+            let first = block_on(rx.changed());
+            let second = block_on(rx.changed());
             assert_eq!(first, Ok(()));
             assert_eq!(second, Err(RecvError(())));
             sender.join().unwrap();

@@ -5,11 +5,14 @@
 //! cargo run --release -p chapter-07 --example compare -- scheduler [--quick] [--json] [--workers N]
 //! cargo run --release -p chapter-07 --example compare -- echo --connections 1000 --duration 5 [--json]
 //! cargo run --release -p chapter-07 --example compare -- timers [--quick] [--json]
+//! cargo run --release -p chapter-07 --example compare -- channels [--json] [--rounds N]
 //! ```
 //!
 //! Tokio and async-executor are dev-dependencies of the chapter, used only
 //! here and in `benches/`.
 
+#[cfg(not(loom))]
+mod channels;
 #[cfg(not(loom))]
 mod echo;
 #[cfg(not(loom))]
@@ -32,7 +35,7 @@ fn main() {}
 
 #[cfg(not(loom))]
 mod app {
-    use super::{echo, scheduler, timers, workloads};
+    use super::{channels, echo, scheduler, timers, workloads};
     use chapter_01::console::{Console, exit_code, parse_args};
     use clap::{Parser, Subcommand, ValueEnum};
     use std::net::SocketAddr;
@@ -104,6 +107,21 @@ mod app {
             /// Print one JSON object instead of a table
             #[arg(long)]
             json: bool,
+        },
+        /// mpsc throughput (bounded and unbounded, 1 and 8 senders) on ours and Tokio
+        Channels {
+            /// Print one JSON object instead of a table
+            #[arg(long)]
+            json: bool,
+            /// Rounds per case (default: 21)
+            #[arg(long, default_value_t = 21, value_parser = clap::value_parser!(u16).range(1..=1000))]
+            rounds: u16,
+            /// Values sent per sample
+            #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u32).range(8..=100_000_000))]
+            messages: u32,
+            /// Worker threads per runtime (default: logical CPUs)
+            #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+            workers: Option<u16>,
         },
         /// Run one echo server (the harness starts these as child processes)
         #[command(hide = true)]
@@ -221,6 +239,26 @@ mod app {
             Experiment::Timers { quick, json } => {
                 let console = Console::new(json);
                 let report = timers::compare(&console, quick);
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&report)?);
+                }
+                Ok(())
+            }
+            Experiment::Channels {
+                json,
+                rounds,
+                messages,
+                workers,
+            } => {
+                let console = Console::new(json);
+                let config = channels::Config {
+                    workers: workers.map(usize::from).unwrap_or_else(|| {
+                        std::thread::available_parallelism().map_or(1, usize::from)
+                    }),
+                    rounds: usize::from(rounds),
+                    messages: messages as usize,
+                };
+                let report = channels::compare(&console, &config);
                 if json {
                     println!("{}", serde_json::to_string_pretty(&report)?);
                 }

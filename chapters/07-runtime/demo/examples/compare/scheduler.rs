@@ -144,7 +144,7 @@ fn sample<R: Runtime>(rt: &R, workload: Workload, iterations: usize) -> f64 {
     elapsed.as_nanos() as f64 / iterations as f64
 }
 
-fn median(mut values: Vec<f64>) -> f64 {
+pub fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     let n = values.len();
     if n % 2 == 1 {
@@ -154,7 +154,7 @@ fn median(mut values: Vec<f64>) -> f64 {
     }
 }
 
-fn round3(x: f64) -> f64 {
+pub fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
 }
 

@@ -188,3 +188,41 @@ mod tests {
         assert_eq!(rx.len(), 2);
     }
 }
+
+#[cfg(all(test, loom))]
+mod loom_mpsc {
+    use super::*;
+    use crate::loom::thread;
+    use crate::sync::mpsc::wait_queue::loom_block_on as block_on;
+
+    /// A `reserve` waiting on a full channel is granted the slot of a permit
+    /// dropped on another thread, on every interleaving (a lost grant would
+    /// leave `block_on` parked for ever: loom reports the deadlock).
+    #[test]
+    fn loom_reserve_races_a_dropped_permit() {
+        loom::model(|| {
+            let (tx, mut rx) = channel::<u8>(1);
+            let permit = tx.clone().try_reserve_owned().unwrap();
+            let other = thread::spawn(move || drop(permit));
+            let permit = block_on(tx.reserve()).unwrap();
+            permit.send(1);
+            assert_eq!(rx.try_recv(), Ok(1));
+            other.join().unwrap();
+        });
+    }
+
+    /// A `recv` waiting on an empty channel is woken by a send on another
+    /// thread, and then by the last sender's drop.
+    #[test]
+    fn loom_recv_races_send_and_close() {
+        loom::model(|| {
+            let (tx, mut rx) = channel::<u8>(1);
+            let other = thread::spawn(move || {
+                tx.try_send(1).unwrap();
+            });
+            assert_eq!(block_on(rx.recv()), Some(1));
+            assert_eq!(block_on(rx.recv()), None);
+            other.join().unwrap();
+        });
+    }
+}

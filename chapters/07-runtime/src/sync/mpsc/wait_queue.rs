@@ -84,6 +84,7 @@ impl WaitQueue {
     }
 
     /// True if nobody is queued (notified nodes not yet removed do not count).
+    #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
         self.queued == 0
     }
@@ -236,5 +237,28 @@ mod tests {
         }
         queue.notify_all(&mut wakers);
         assert_eq!(wakers.len(), 4);
+    }
+}
+
+/// `block_on` for the channels' loom models: polls on the current loom
+/// thread and parks it until its waker unparks it. A lost wake-up leaves
+/// every thread parked, which loom reports as a deadlock. (Our own, so the
+/// models need no loom feature.)
+#[cfg(all(test, loom))]
+pub(crate) fn loom_block_on<F: std::future::Future>(future: F) -> F::Output {
+    struct Unpark(loom::thread::Thread);
+    impl std::task::Wake for Unpark {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let waker = Waker::from(std::sync::Arc::new(Unpark(loom::thread::current())));
+    let mut cx = std::task::Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let std::task::Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+        loom::thread::park();
     }
 }
