@@ -22,7 +22,6 @@
 //!
 //! Book: Chapter 7, "Writing programs on the runtime".
 
-// ANCHOR: join
 /// Waits for every future; returns their outputs as a tuple, in the order
 /// written.
 ///
@@ -55,6 +54,7 @@ macro_rules! join {
                 future.as_mut()
             }),
         )* );
+        // ANCHOR: join_poll
         // The branch polled first on the next poll.
         let mut first: usize = 0;
         $crate::macros::poll_fn(move |cx| {
@@ -85,6 +85,7 @@ macro_rules! join {
             }, )* ))
         })
         .await
+        // ANCHOR_END: join_poll
     }};
 
     // Normalizing: tag the next branch, then go on with the rest.
@@ -111,7 +112,6 @@ macro_rules! join {
         async {}.await
     };
 }
-// ANCHOR_END: join
 
 /// Waits for every future to return `Ok`, and returns `Ok` of their values
 /// as a tuple; or returns the first `Err` as soon as it appears, dropping

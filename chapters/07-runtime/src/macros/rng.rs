@@ -48,11 +48,11 @@ mod tests {
     #[test]
     fn every_branch_gets_picked_about_as_often() {
         let mut counts = [0u32; 4];
-        for _ in 0..40_000 {
+        for _ in 0..4_000 {
             counts[random_below(4)] += 1;
         }
         for count in counts {
-            assert!((9_000..11_000).contains(&count), "{counts:?}");
+            assert!((800..1_200).contains(&count), "{counts:?}");
         }
     }
 }

@@ -37,7 +37,6 @@
 //!
 //! Book: Chapter 7, "Writing programs on the runtime".
 
-// ANCHOR: select
 /// Waits on several futures at once and runs the branch of the first to
 /// finish with an output that matches its pattern; the other futures are
 /// dropped.
@@ -91,6 +90,7 @@ macro_rules! select {
                 let ( $($skip,)* ref future, .. ) = futures;
                 $crate::macros::empty_output(future)
             }, )+ );
+            // ANCHOR: select_poll
             // 3. Poll until a branch wins or every branch is disabled.
             let winner = $crate::macros::poll_fn(|cx| {
                 let start = if $biased {
@@ -138,6 +138,7 @@ macro_rules! select {
                 }
             })
             .await;
+            // ANCHOR_END: select_poll
             (winner, outputs)
         };
         // 4. The losers are gone; run the winner's handler.
@@ -227,4 +228,3 @@ macro_rules! select {
         $crate::select!(@ { biased = false; () (0) } $($branches)*)
     };
 }
-// ANCHOR_END: select
