@@ -35,8 +35,8 @@ struct State {
     reader: UnixStream,
     /// Never closed: the handler may write to it at any moment.
     _writer: UnixStream,
-    /// Waiting futures' wakers, each at the slot the future holds.
-    waiters: Vec<Option<Waker>>,
+    /// The futures waiting on the pipe.
+    waiters: Waiters,
 }
 
 // ANCHOR: handler
@@ -89,7 +89,7 @@ fn install(state: &mut Option<State>) -> io::Result<&mut State> {
         *state = Some(State {
             reader,
             _writer: writer,
-            waiters: Vec::new(),
+            waiters: Waiters::default(),
         });
     }
     Ok(state.as_mut().expect("installed above"))
@@ -119,24 +119,8 @@ pub(super) fn delivered() -> u64 {
 
 /// Leaves `waker` in the waiter list (at `slot`, taking a slot if needed).
 pub(super) fn wait(slot: &mut Option<usize>, waker: &Waker) {
-    let mut state = lock();
-    let Some(state) = state.as_mut() else { return };
-    match *slot {
-        Some(index) => match &mut state.waiters[index] {
-            Some(old) if old.will_wake(waker) => {}
-            entry => *entry = Some(waker.clone()),
-        },
-        None => {
-            let index = match state.waiters.iter().position(Option::is_none) {
-                Some(free) => free,
-                None => {
-                    state.waiters.push(None);
-                    state.waiters.len() - 1
-                }
-            };
-            state.waiters[index] = Some(waker.clone());
-            *slot = Some(index);
-        }
+    if let Some(state) = lock().as_mut() {
+        state.waiters.wait(slot, waker);
     }
 }
 
@@ -145,19 +129,108 @@ pub(super) fn leave(slot: &mut Option<usize>) {
     if let Some(index) = slot.take()
         && let Some(state) = lock().as_mut()
     {
-        state.waiters[index] = None;
-        while state.waiters.last().is_some_and(Option::is_none) {
-            state.waiters.pop();
-        }
+        state.waiters.leave(index);
     }
 }
 
-/// Wakes every waiting future (their slots stay theirs; each takes a new
+/// Wakes every waiting future (their slots stay theirs; each leaves a new
 /// waker when polled again).
 pub(super) fn wake_all() {
-    let wakers: Vec<Waker> = match lock().as_mut() {
-        Some(state) => state.waiters.iter_mut().filter_map(Option::take).collect(),
+    let wakers = match lock().as_mut() {
+        Some(state) => state.waiters.take_all(),
         None => Vec::new(),
     };
+    // Outside the lock: a wake may run scheduler code.
     wakers.into_iter().for_each(Waker::wake);
+}
+
+/// The waiting `ctrl_c()` futures, each at the slot it holds; `None` is a
+/// free slot.
+#[derive(Default)]
+struct Waiters {
+    list: Vec<Option<Waiter>>,
+}
+
+/// One waiting future's slot. Its waker is taken when woken, but the slot
+/// stays the future's until it leaves.
+struct Waiter {
+    waker: Option<Waker>,
+}
+
+impl Waiters {
+    fn wait(&mut self, slot: &mut Option<usize>, waker: &Waker) {
+        match *slot {
+            Some(index) => {
+                let waiter = self.list[index]
+                    .as_mut()
+                    .expect("a slot is its future's until it leaves");
+                if !waiter
+                    .waker
+                    .as_ref()
+                    .is_some_and(|old| old.will_wake(waker))
+                {
+                    waiter.waker = Some(waker.clone());
+                }
+            }
+            None => {
+                let waiter = Some(Waiter {
+                    waker: Some(waker.clone()),
+                });
+                let index = match self.list.iter().position(Option::is_none) {
+                    Some(free) => {
+                        self.list[free] = waiter;
+                        free
+                    }
+                    None => {
+                        self.list.push(waiter);
+                        self.list.len() - 1
+                    }
+                };
+                *slot = Some(index);
+            }
+        }
+    }
+
+    fn leave(&mut self, index: usize) {
+        self.list[index] = None;
+        // Keep the list as short as its last waiter.
+        while self.list.last().is_some_and(Option::is_none) {
+            self.list.pop();
+        }
+    }
+
+    fn take_all(&mut self) -> Vec<Waker> {
+        self.list
+            .iter_mut()
+            .flatten()
+            .filter_map(|waiter| waiter.waker.take())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A woken future keeps its slot: another future leaving (which trims
+    /// free slots off the end) must not take it away, nor may a newcomer be
+    /// given it. (The first version kept only `Option<Waker>`, so a woken
+    /// slot looked free, and a test on two runtimes indexed past the end.)
+    #[test]
+    fn a_woken_waiter_keeps_its_slot() {
+        let mut waiters = Waiters::default();
+        let (mut a, mut b, mut c) = (None, None, None);
+        waiters.wait(&mut a, Waker::noop());
+        waiters.wait(&mut b, Waker::noop());
+        assert_eq!(waiters.take_all().len(), 2, "both woken");
+        // b leaves; the trim must stop at a's slot, woken but still a's.
+        waiters.leave(b.take().unwrap());
+        waiters.wait(&mut c, Waker::noop());
+        assert_ne!(c, a, "a newcomer took a woken waiter's slot");
+        waiters.wait(&mut a, Waker::noop()); // a is polled again: its slot
+        assert_eq!(waiters.take_all().len(), 2);
+        waiters.leave(a.take().unwrap());
+        waiters.leave(c.take().unwrap());
+        assert!(waiters.list.is_empty(), "the list shrinks when all leave");
+    }
 }
