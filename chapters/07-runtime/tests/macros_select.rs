@@ -178,3 +178,45 @@ async fn a_join_handle_is_a_fused_future() {
     assert_eq!((&mut handle).await.unwrap(), 1);
     assert!(handle.is_terminated());
 }
+
+#[rt::test(flavor = "multi_thread", worker_threads = 2)]
+async fn select_works_inside_a_spawned_task() {
+    // The futures, the slots and the poll state are held across the
+    // `.await`, so they must be Send for a spawned task: they are.
+    let got = rt::spawn(async {
+        rt::select! {
+            n = async { 3 } => n,
+            _ = rt::time::sleep(Duration::from_secs(3600)) => 0,
+        }
+    })
+    .await
+    .unwrap();
+    assert_eq!(got, 3);
+}
+
+#[rt::test(start_paused = true)]
+async fn a_future_pinned_outside_the_loop_survives_the_races_it_loses() {
+    // The fix the book gives for a future that is not cancel-safe: make it
+    // once, outside the loop, and select on `&mut` it, so that losing a
+    // race does not drop it.
+    let steps = AtomicUsize::new(0);
+    let slow = std::pin::pin!(async {
+        for _ in 0..5 {
+            rt::time::sleep(Duration::from_millis(10)).await;
+            steps.fetch_add(1, Ordering::SeqCst);
+        }
+        "done"
+    });
+    let mut slow = slow;
+    let mut ticker = rt::time::interval(Duration::from_millis(3));
+    let mut ticks = 0;
+    let result = loop {
+        rt::select! {
+            result = &mut slow => break result,
+            _ = ticker.tick() => ticks += 1,
+        }
+    };
+    assert_eq!(result, "done");
+    assert_eq!(steps.load(Ordering::SeqCst), 5, "no step was lost");
+    assert!(ticks > 5, "the ticker won races meanwhile: {ticks}");
+}
