@@ -1,14 +1,26 @@
-// Every option Tokio's attributes take, in a form that compiles.
+// Every option Tokio's attributes take, in a form that compiles and runs.
+// `#[rt::main]` need not be on `main`: any function becomes one that builds
+// a runtime and blocks on the body, so `main` here calls three of them.
 
 #[rt::main(flavor = "multi_thread", worker_threads = 2, crate = "rt")]
-async fn main() {
-    assert_eq!(rt::spawn(async { 1 }).await.unwrap(), 1);
+async fn two_workers() -> usize {
+    rt::Handle::current().metrics().num_workers()
 }
 
-// `#[rt::main]` need not be on `main`: any function becomes one that builds
-// a runtime and blocks on the body.
-#[allow(dead_code)]
-#[rt::main(worker_threads = 1)]
-async fn on_another_function() -> u32 {
-    7
+#[rt::main(flavor = "current_thread")]
+async fn one_thread() -> u32 {
+    rt::spawn(async { 7 }).await.unwrap()
+}
+
+#[rt::main(flavor = "current_thread", start_paused = true)]
+async fn an_hour_at_once() -> std::time::Duration {
+    let start = rt::time::Instant::now();
+    rt::time::sleep(std::time::Duration::from_secs(3600)).await;
+    start.elapsed()
+}
+
+fn main() {
+    assert_eq!(two_workers(), 2);
+    assert_eq!(one_thread(), 7);
+    assert!(an_hour_at_once() >= std::time::Duration::from_secs(3600));
 }
