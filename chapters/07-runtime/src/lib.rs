@@ -48,6 +48,6 @@ pub mod sync;
 pub mod task;
 pub mod time;
 
-pub use runtime::{Builder, Handle, LongPoll, Runtime, RuntimeMetrics, spawn};
 /// `#[rt::main]` and `#[rt::test]`: see the `rt-macros` crate.
 pub use rt_macros::{main, test};
+pub use runtime::{Builder, Handle, LongPoll, Runtime, RuntimeMetrics, spawn};
