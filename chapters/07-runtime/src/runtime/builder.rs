@@ -285,23 +285,9 @@ impl Builder {
             // On failure `runtime` is dropped, which shuts down and joins the
             // workers already started. The cores not started never ran
             // anything, so shutdown does not wait for them.
-            handle.worker_started();
-            let started = move || {
-                // Counted as exited even if the worker panics, so shutdown
-                // never waits for a thread that is gone.
-                struct Exit(std::sync::Arc<scheduler::Handle>);
-                impl Drop for Exit {
-                    fn drop(&mut self) {
-                        self.0.worker_exited();
-                    }
-                }
-                let _exit = Exit(handle.clone());
-                scheduler::worker::run(handle, core, parker)
-            };
-            match thread.spawn(started) {
+            match scheduler::worker::spawn_thread(handle, core, parker, thread) {
                 Ok(join) => runtime.threads.push(join),
-                Err(error) => {
-                    runtime.handle.inner.worker_exited();
+                Err((_, _, error)) => {
                     runtime.unstarted_workers = workers - index;
                     return Err(error);
                 }

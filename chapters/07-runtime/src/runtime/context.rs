@@ -65,6 +65,22 @@ impl Drop for SetCurrentGuard {
     }
 }
 
+/// Lets the thread block (and `block_on`) until the guard drops, inside a
+/// runtime's loop: for `block_in_place`, whose thread runs no tasks while
+/// the closure runs.
+pub(crate) fn allow_blocking() -> AllowBlocking {
+    AllowBlocking(BLOCKING.with(|blocking| blocking.replace(false)))
+}
+
+/// Restores the thread's "blocking not allowed" state.
+pub(crate) struct AllowBlocking(bool);
+
+impl Drop for AllowBlocking {
+    fn drop(&mut self) {
+        BLOCKING.with(|blocking| blocking.set(self.0));
+    }
+}
+
 /// False on a thread that runs a runtime's loop (a worker, or inside
 /// `block_on`): blocking it there, for example to wait for a runtime's
 /// threads, stalls every task it should be running.

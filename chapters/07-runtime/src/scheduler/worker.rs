@@ -46,7 +46,7 @@ use super::{Handle, Notified};
 use crate::runtime::context;
 use crate::task::coop;
 use std::cell::{Cell, RefCell};
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::task::Waker;
 use std::time::Instant;
 
@@ -85,7 +85,8 @@ pub(crate) struct Context {
     handle: Arc<Handle>,
     index: usize,
     core: RefCell<Option<Core>>,
-    parker: Parker,
+    /// Taken with the core when a task hands the core to another thread.
+    parker: RefCell<Option<Parker>>,
     /// Wakers of tasks that yielded, woken when the worker runs dry.
     defer: RefCell<Vec<Waker>>,
 }
@@ -137,6 +138,12 @@ pub(crate) fn defer(waker: &Waker) -> bool {
     }
     // SAFETY: as in `schedule_on_current_worker`.
     let cx = unsafe { &*cx };
+    // A thread that handed its core away (block_in_place) will never wake
+    // its defer list again: wake now.
+    if cx.core.try_borrow().is_ok_and(|core| core.is_none()) {
+        waker.wake_by_ref();
+        return false;
+    }
     match cx.defer.try_borrow_mut() {
         Ok(mut defer) => {
             // The same task yielding twice in a row is deferred once.
@@ -152,13 +159,79 @@ pub(crate) fn defer(waker: &Waker) -> bool {
     }
 }
 
+/// Starts a worker thread running `core`, counted in the runtime's running
+/// workers until it ends (even by panic). If the thread cannot start, the
+/// core and the parker come back with the error.
+pub(crate) fn spawn_thread(
+    handle: Arc<Handle>,
+    core: Core,
+    parker: Parker,
+    thread: std::thread::Builder,
+) -> Result<std::thread::JoinHandle<()>, (Core, Parker, std::io::Error)> {
+    /// Counts the thread out when it ends.
+    struct Exit(Arc<Handle>);
+    impl Drop for Exit {
+        fn drop(&mut self) {
+            self.0.worker_exited();
+        }
+    }
+    // Handed over through a slot, so that a failed start can give it back.
+    let slot = Arc::new(std::sync::Mutex::new(Some((core, parker))));
+    let taken = slot.clone();
+    handle.worker_started();
+    let counted = Exit(handle.clone());
+    let spawned = thread.spawn(move || {
+        let _exit = counted;
+        let parts = taken.lock().unwrap_or_else(PoisonError::into_inner).take();
+        if let Some((core, parker)) = parts {
+            run(handle, core, parker);
+        }
+    });
+    spawned.map_err(|error| {
+        // The closure, and `counted` with it, was dropped: counted out.
+        let (core, parker) = slot
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+            .expect("the thread never started");
+        (core, parker, error)
+    })
+}
+
+// ANCHOR: block_in_place
+/// Runs `f`, which may block, on this thread; if this thread is a worker,
+/// its core (run queue, LIFO slot, parker) first moves to a new thread, so
+/// the worker's other tasks go on running while `f` blocks. See
+/// [`task::block_in_place`](crate::task::block_in_place).
+pub(crate) fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
+    let cx = CURRENT.with(Cell::get);
+    if !cx.is_null() {
+        // SAFETY: as in `schedule_on_current_worker`.
+        let cx = unsafe { &*cx };
+        cx.hand_off_core();
+    } else if context::with_current(|handle| {
+        handle.is_some_and(|handle| handle.current_thread.is_some())
+    }) && !context::blocking_allowed()
+    {
+        panic!(
+            "can call blocking only when running on the multi-threaded runtime: \
+             block_in_place needs another worker to take over the tasks; use spawn_blocking"
+        );
+    }
+    // `f` may block, and may even `block_on` (this thread runs no tasks
+    // while it does).
+    let _allowed = context::allow_blocking();
+    f()
+}
+// ANCHOR_END: block_in_place
+
 /// The body of a worker thread.
 pub(crate) fn run(handle: Arc<Handle>, core: Core, parker: Parker) {
     let cx = Context {
         index: core.index,
         handle: handle.clone(),
         core: RefCell::new(Some(core)),
-        parker,
+        parker: RefCell::new(Some(parker)),
         defer: RefCell::new(Vec::new()),
     };
     let _runtime = context::enter_worker(handle);
@@ -175,6 +248,31 @@ pub(crate) fn run(handle: Arc<Handle>, core: Core, parker: Parker) {
 }
 
 impl Context {
+    /// Gives this worker's core to a new thread (for `block_in_place`),
+    /// unless it is gone already (a second call, or shutdown). Tasks that
+    /// yielded are woken first, into the core's queue, so they move too.
+    fn hand_off_core(&self) {
+        self.wake_deferred();
+        let Some(core) = self.core.borrow_mut().take() else {
+            return;
+        };
+        let parker = self
+            .parker
+            .borrow_mut()
+            .take()
+            .expect("a worker with its core has its parker");
+        let index = core.index;
+        let thread = std::thread::Builder::new().name(format!("rt-worker-{index}"));
+        if let Err((core, parker, error)) = spawn_thread(self.handle.clone(), core, parker, thread)
+        {
+            // No thread to take over: keep the core, and block this worker
+            // (its other tasks wait, or are stolen) rather than lose them.
+            eprintln!("rt: block_in_place could not start a thread ({error}); blocking the worker");
+            *self.core.borrow_mut() = Some(core);
+            *self.parker.borrow_mut() = Some(parker);
+        }
+    }
+
     fn stats(&self) -> &WorkerStats {
         &self.handle.stats[self.index]
     }
@@ -192,7 +290,14 @@ impl Context {
         loop {
             let maintenance_due = {
                 let mut core = self.core.borrow_mut();
-                let core = core.as_mut().expect("the worker owns its core");
+                // A task handed the core to another thread (block_in_place):
+                // this thread is no longer a worker, and leaves the loop.
+                let Some(core) = core.as_mut() else {
+                    drop(core);
+                    // Whatever the last task deferred goes to the queues.
+                    self.wake_deferred();
+                    return;
+                };
                 core.tick = core.tick.wrapping_add(1);
                 let due = core.tick.is_multiple_of(self.handle.config.event_interval);
                 if due {
@@ -298,7 +403,10 @@ impl Context {
             loop {
                 let task = {
                     let mut core = self.core.borrow_mut();
-                    let core = core.as_mut().expect("the worker owns its core");
+                    // Handed off during the poll (block_in_place).
+                    let Some(core) = core.as_mut() else {
+                        return;
+                    };
                     let Some(task) = core.lifo_slot.take() else {
                         return;
                     };
@@ -373,7 +481,11 @@ impl Context {
         let began = self.handle.tracer.as_ref().map(|tracer| tracer.now());
         let _traced = TraceOnDrop(&self.handle, self.index, began);
         loop {
-            self.parker.park();
+            self.parker
+                .borrow()
+                .as_ref()
+                .expect("a worker with its core has its parker")
+                .park();
             let mut core = self.core.borrow_mut();
             let core = core.as_mut().expect("the worker owns its core");
             core.in_driver = false;

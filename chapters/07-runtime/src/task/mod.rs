@@ -45,6 +45,21 @@ pub use yield_now::yield_now;
 
 pub use crate::blocking::spawn_blocking;
 
+/// Runs `f`, which may block, on the current thread, without stalling the
+/// other tasks of a multi-thread runtime: the worker's core (its run queue
+/// and LIFO slot) first moves to a new thread, which goes on running them,
+/// and this thread leaves the workers once the current task's poll ends.
+/// Outside a runtime, or in `block_on` of a multi-thread runtime, it simply
+/// runs `f`.
+///
+/// # Panics
+///
+/// On the current-thread runtime, where no other thread could take over.
+#[track_caller]
+pub fn block_in_place<F: FnOnce() -> R, R>(f: F) -> R {
+    crate::scheduler::worker::block_in_place(f)
+}
+
 pub use crate::runtime::spawn;
 
 pub(crate) use harness::RawTask;
