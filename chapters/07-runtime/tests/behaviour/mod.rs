@@ -10,6 +10,7 @@
 
 pub mod blocking;
 pub mod channels;
+pub mod channels_more;
 pub mod net;
 pub mod regressions;
 pub mod runtime;
