@@ -79,7 +79,10 @@ fn try_lock_fails_while_held_or_waited_for() {
     within_20s(|| async {
         let mutex = Mutex::new(1);
         let guard = mutex.try_lock().unwrap();
-        assert_eq!(mutex.try_lock().unwrap_err().to_string(), "operation would block");
+        assert_eq!(
+            mutex.try_lock().unwrap_err().to_string(),
+            "operation would block"
+        );
         let mut waiting = pin!(mutex.lock());
         assert!(poll!(waiting.as_mut()).is_pending());
         drop(guard);

@@ -48,7 +48,10 @@ fn notify_one_stores_one_permit_not_two() {
         notify.notify_one();
         notify.notified().await; // takes the permit
         let mut second = pin!(notify.notified());
-        assert!(poll!(second.as_mut()).is_pending(), "two permits were stored");
+        assert!(
+            poll!(second.as_mut()).is_pending(),
+            "two permits were stored"
+        );
         notify.notify_one();
         second.await;
     });
@@ -82,9 +85,12 @@ fn notify_waiters_reaches_futures_created_before_it_only() {
         notify.notify_waiters();
         let mut after = pin!(notify.notified());
         before.await;
-        assert!(poll!(after.as_mut()).is_pending(), "created after: not woken");
+        assert!(
+            poll!(after.as_mut()).is_pending(),
+            "created after: not woken"
+        );
         // And notify_waiters stored no permit.
-        assert!(!notify.notified().as_mut_enable());
+        assert!(!notify.notified().enabled_at_once());
         notify.notify_waiters();
         after.await;
     });
@@ -131,7 +137,10 @@ fn checking_before_creating_the_future_loses_a_notification() {
         notify.notify_waiters();
         // The consumer creates its future and waits: never woken.
         let mut late = pin!(notify.notified());
-        assert!(poll!(late.as_mut()).is_pending(), "the notification is lost");
+        assert!(
+            poll!(late.as_mut()).is_pending(),
+            "the notification is lost"
+        );
 
         // The fix: create the future first, then check.
         let notify = Notify::new();
@@ -141,7 +150,10 @@ fn checking_before_creating_the_future_loses_a_notification() {
         assert!(!flag.load(Ordering::SeqCst));
         flag.store(true, Ordering::SeqCst);
         notify.notify_waiters();
-        assert!(poll!(early.as_mut()).is_ready(), "registered before the check");
+        assert!(
+            poll!(early.as_mut()).is_ready(),
+            "registered before the check"
+        );
     });
 }
 
@@ -205,11 +217,11 @@ fn enable_before_check_never_loses_a_notification() {
 /// A tiny helper so that a test can ask "would this fresh future be ready
 /// at once?" in one line.
 trait EnableNow {
-    fn as_mut_enable(self) -> bool;
+    fn enabled_at_once(self) -> bool;
 }
 
 impl EnableNow for rt::sync::Notified<'_> {
-    fn as_mut_enable(self) -> bool {
+    fn enabled_at_once(self) -> bool {
         let mut this = pin!(self);
         this.as_mut().enable()
     }

@@ -157,7 +157,10 @@ fn close_fails_pending_and_later_acquires_but_permits_come_back() {
         assert_eq!(sem.available_permits(), 0);
         drop(held);
         assert_eq!(sem.available_permits(), 1);
-        assert_eq!(AcquireError::to_string(&sem.acquire().await.unwrap_err()), "semaphore closed");
+        assert_eq!(
+            AcquireError::to_string(&sem.acquire().await.unwrap_err()),
+            "semaphore closed"
+        );
     });
 }
 

@@ -24,10 +24,10 @@
 //! Book: Chapter 7, "Locks and notification".
 
 use super::semaphore::Semaphore;
-use crate::loom::Arc;
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 /// A mutex for values held across `.await`, fair to its waiters.
 pub struct Mutex<T: ?Sized> {

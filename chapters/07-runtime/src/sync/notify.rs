@@ -340,7 +340,7 @@ mod tests {
 mod loom_notify {
     use super::*;
     use crate::loom::{Arc, thread};
-    use loom::future::block_on;
+    use crate::sync::semaphore::loom_block_on::block_on;
 
     /// `notify_one` on one thread races a task that creates `notified()`
     /// and awaits it: whichever comes first, the task completes (the

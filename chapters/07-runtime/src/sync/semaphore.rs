@@ -44,11 +44,12 @@
 //! Book: Chapter 7, "Locks and notification".
 
 use super::wait_list::{WaitList, WakeList};
-use crate::loom::{Arc, Mutex, MutexGuard};
+use crate::loom::{Mutex, MutexGuard};
 use crate::task::coop;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 /// A counting semaphore whose waiters are served in the order they came.
@@ -540,11 +541,61 @@ mod tests {
     }
 }
 
+/// A `block_on` for the loom models of `sync/` that parks on loom's own
+/// mutex and condition variable, so that loom sees (and explores) the
+/// wake-up. (`loom::future::block_on` needs loom's `futures` feature.)
+#[cfg(all(test, loom))]
+pub(crate) mod loom_block_on {
+    use crate::loom::{Condvar, Mutex};
+    use std::future::Future;
+    use std::pin::pin;
+    use std::sync::Arc;
+    use std::task::{Context, Poll, Wake, Waker};
+
+    struct Signal {
+        woken: Mutex<bool>,
+        condvar: Condvar,
+    }
+
+    impl Wake for Signal {
+        fn wake(self: Arc<Self>) {
+            self.wake_by_ref();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            *self.woken.lock() = true;
+            self.condvar.notify_one();
+        }
+    }
+
+    /// Polls `future` on this thread until it is ready, sleeping between
+    /// polls until its waker is called; a lost wake-up is a deadlock that
+    /// loom reports.
+    pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
+        let signal = Arc::new(Signal {
+            woken: Mutex::new(false),
+            condvar: Condvar::new(),
+        });
+        let waker = Waker::from(signal.clone());
+        let mut cx = Context::from_waker(&waker);
+        let mut future = pin!(future);
+        loop {
+            if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+                return output;
+            }
+            let mut woken = signal.woken.lock();
+            while !*woken {
+                woken = signal.condvar.wait(woken);
+            }
+            *woken = false;
+        }
+    }
+}
+
 #[cfg(all(test, loom))]
 mod loom_semaphore {
+    use super::loom_block_on::block_on;
     use super::*;
     use crate::loom::thread;
-    use loom::future::block_on;
 
     /// A release on one thread races an acquire on another that must wait:
     /// the waiter is always woken and gets the permit.
@@ -576,8 +627,7 @@ mod loom_semaphore {
                 let sem = sem.clone();
                 thread::spawn(move || {
                     let mut acquire = Acquire::new(&sem, 1);
-                    let waker = futures::task::noop_waker();
-                    let mut cx = Context::from_waker(&waker);
+                    let mut cx = Context::from_waker(std::task::Waker::noop());
                     if let Poll::Ready(Ok(())) = Pin::new(&mut acquire).poll(&mut cx) {
                         // Got it at once (the release came first): give
                         // it back, as a dropped permit would.

@@ -5,6 +5,7 @@
 //! cargo run --release -p chapter-07 --example compare -- scheduler [--quick] [--json] [--workers N]
 //! cargo run --release -p chapter-07 --example compare -- echo --connections 1000 --duration 5 [--json]
 //! cargo run --release -p chapter-07 --example compare -- timers [--quick] [--json]
+//! cargo run --release -p chapter-07 --example compare -- sync [--json] [--rounds N]
 //! cargo run --release -p chapter-07 --example compare -- channels [--json] [--rounds N]
 //! ```
 //!
@@ -19,6 +20,8 @@ mod echo;
 mod runtimes;
 #[cfg(not(loom))]
 mod scheduler;
+#[cfg(not(loom))]
+mod sync;
 #[cfg(not(loom))]
 mod timers;
 #[cfg(not(loom))]
@@ -35,7 +38,7 @@ fn main() {}
 
 #[cfg(not(loom))]
 mod app {
-    use super::{channels, echo, scheduler, timers, workloads};
+    use super::{channels, echo, scheduler, sync, timers, workloads};
     use chapter_01::console::{Console, exit_code, parse_args};
     use clap::{Parser, Subcommand, ValueEnum};
     use std::net::SocketAddr;
@@ -119,6 +122,18 @@ mod app {
             /// Values sent per sample
             #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u32).range(8..=100_000_000))]
             messages: u32,
+            /// Worker threads per runtime (default: logical CPUs)
+            #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+            workers: Option<u16>,
+        },
+        /// Mutex, semaphore (and std::sync::Mutex) on both runtimes
+        Sync {
+            /// Print one JSON object instead of a table
+            #[arg(long)]
+            json: bool,
+            /// Rounds per primitive
+            #[arg(long, default_value_t = 21, value_parser = clap::value_parser!(u16).range(1..=1000))]
+            rounds: u16,
             /// Worker threads per runtime (default: logical CPUs)
             #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
             workers: Option<u16>,
@@ -259,6 +274,25 @@ mod app {
                     messages: messages as usize,
                 };
                 let report = channels::compare(&console, &config);
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&report)?);
+                }
+                Ok(())
+            }
+            Experiment::Sync {
+                json,
+                rounds,
+                workers,
+            } => {
+                let console = Console::new(json);
+                let config = sync::Config {
+                    workers: workers.map(usize::from).unwrap_or_else(|| {
+                        std::thread::available_parallelism().map_or(1, usize::from)
+                    }),
+                    rounds: usize::from(rounds),
+                    sample: Duration::from_millis(30),
+                };
+                let report = sync::run(&console, &config);
                 if json {
                     println!("{}", serde_json::to_string_pretty(&report)?);
                 }

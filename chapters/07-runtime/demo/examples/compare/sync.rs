@@ -1,0 +1,328 @@
+//! `compare -- sync`: this chapter's locks against Tokio's, in one process
+//! and one run. Each primitive is measured in rounds; in every round both
+//! runtimes run the same workload, and which goes first alternates from one
+//! round to the next. A ratio is the median of the per-round ratios (ours /
+//! Tokio), each taken between samples measured moments apart, as in
+//! `compare -- scheduler`, so that a slow drift of a shared machine cancels
+//! out.
+//!
+//! The workloads (every one runs inside a spawned task, so the cooperative
+//! budget is in force as in real code):
+//!
+//! * `mutex_uncontended`: one task locks, increments, unlocks, in a loop;
+//! * `mutex_contended`: [`CONTENDERS`] tasks do the same on one mutex;
+//! * `semaphore_uncontended`: one task acquires and drops a permit;
+//! * `semaphore_contended`: [`CONTENDERS`] tasks share [`PERMITS`] permits;
+//! * `std_mutex_*`: the two mutex workloads with `std::sync::Mutex` (never
+//!   held across an `.await`), on each runtime, for the page's question
+//!   "when an async mutex, when a std one".
+//!
+//! The channel benchmarks (mpsc, JoinSet) belong to the channels' own work
+//! and are to be added as more [`Primitive`]s here.
+
+use super::runtimes::{Ours, Runtime, Spawner, Tokio};
+use chapter_01::console::{Console, human_duration_ns};
+use chapter_01::machine::Machine;
+use serde_json::{Value, json};
+use std::future::Future;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+/// Tasks in the contended workloads: several per worker, so that the
+/// mutex's line is never empty and the hand-off path is what is measured.
+const CONTENDERS: usize = 16;
+
+/// Permits in the contended semaphore workload: fewer than the contenders.
+const PERMITS: usize = 4;
+
+/// How long the comparison runs.
+pub struct Config {
+    /// Worker threads in each runtime.
+    pub workers: usize,
+    /// Rounds per primitive.
+    pub rounds: usize,
+    /// Each sample repeats its workload until it lasts about this long.
+    pub sample: Duration,
+}
+
+/// One benchmarked workload.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Primitive {
+    MutexUncontended,
+    MutexContended,
+    SemaphoreUncontended,
+    SemaphoreContended,
+    StdMutexUncontended,
+    StdMutexContended,
+    // The channel benchmarks (mpsc, JoinSet) go here.
+}
+
+const ALL: [Primitive; 6] = [
+    Primitive::MutexUncontended,
+    Primitive::MutexContended,
+    Primitive::SemaphoreUncontended,
+    Primitive::SemaphoreContended,
+    Primitive::StdMutexUncontended,
+    Primitive::StdMutexContended,
+];
+
+impl Primitive {
+    fn name(self) -> &'static str {
+        match self {
+            Primitive::MutexUncontended => "mutex_uncontended",
+            Primitive::MutexContended => "mutex_contended",
+            Primitive::SemaphoreUncontended => "semaphore_uncontended",
+            Primitive::SemaphoreContended => "semaphore_contended",
+            Primitive::StdMutexUncontended => "std_mutex_uncontended",
+            Primitive::StdMutexContended => "std_mutex_contended",
+        }
+    }
+}
+
+/// The same workload code for both runtimes; only the lock types differ.
+macro_rules! workloads {
+    ($module:ident, $($sync:ident)::+) => {
+        mod $module {
+            use super::*;
+            use $($sync)::+::{Mutex, Semaphore};
+            use std::sync::Arc;
+
+            /// Runs `ops` operations of `primitive` in tasks on `spawner`.
+            pub async fn run<S: Spawner>(spawner: S, primitive: Primitive, ops: usize) {
+                match primitive {
+                    Primitive::MutexUncontended => {
+                        spawner.spawn(async move {
+                            let mutex = Mutex::new(0u64);
+                            for _ in 0..ops {
+                                *mutex.lock().await += 1;
+                            }
+                            black_box(mutex.into_inner());
+                        }).await
+                    }
+                    Primitive::MutexContended => {
+                        let mutex = Arc::new(Mutex::new(0u64));
+                        let each = ops / CONTENDERS;
+                        contend(&spawner, |_| {
+                            let mutex = mutex.clone();
+                            async move {
+                                for _ in 0..each {
+                                    *mutex.lock().await += 1;
+                                }
+                            }
+                        }).await;
+                        assert_eq!(*mutex.lock().await, (each * CONTENDERS) as u64);
+                    }
+                    Primitive::SemaphoreUncontended => {
+                        spawner.spawn(async move {
+                            let sem = Semaphore::new(1);
+                            for _ in 0..ops {
+                                drop(black_box(sem.acquire().await.unwrap()));
+                            }
+                        }).await
+                    }
+                    Primitive::SemaphoreContended => {
+                        let sem = Arc::new(Semaphore::new(PERMITS));
+                        let each = ops / CONTENDERS;
+                        contend(&spawner, |_| {
+                            let sem = sem.clone();
+                            async move {
+                                for _ in 0..each {
+                                    drop(black_box(sem.acquire().await.unwrap()));
+                                }
+                            }
+                        }).await;
+                        assert_eq!(sem.available_permits(), PERMITS);
+                    }
+                    Primitive::StdMutexUncontended => {
+                        spawner.spawn(async move {
+                            let mutex = std::sync::Mutex::new(0u64);
+                            for _ in 0..ops {
+                                *mutex.lock().unwrap() += 1;
+                            }
+                            black_box(mutex.into_inner().unwrap());
+                        }).await
+                    }
+                    Primitive::StdMutexContended => {
+                        let mutex = Arc::new(std::sync::Mutex::new(0u64));
+                        let each = ops / CONTENDERS;
+                        let yielder = spawner.clone();
+                        contend(&spawner, |_| {
+                            let mutex = mutex.clone();
+                            let yielder = yielder.clone();
+                            async move {
+                                for i in 0..each {
+                                    *mutex.lock().unwrap() += 1;
+                                    // An async lock yields when it waits;
+                                    // give the std one a comparable chance
+                                    // to interleave the tasks.
+                                    if i % 128 == 127 {
+                                        yielder.yield_now().await;
+                                    }
+                                }
+                            }
+                        }).await;
+                        assert_eq!(*mutex.lock().unwrap(), (each * CONTENDERS) as u64);
+                    }
+                }
+            }
+        }
+    };
+}
+
+workloads!(ours_locks, rt::sync);
+workloads!(tokio_locks, tokio::sync);
+
+/// Spawns [`CONTENDERS`] tasks made by `task` and waits for all.
+async fn contend<S, F, Fut>(spawner: &S, task: F)
+where
+    S: Spawner,
+    F: Fn(usize) -> Fut,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let handles: Vec<_> = (0..CONTENDERS).map(|i| spawner.spawn(task(i))).collect();
+    for handle in handles {
+        handle.await;
+    }
+}
+
+/// A runtime with its own lock types.
+trait WithLocks: Runtime {
+    fn run(&self, primitive: Primitive, ops: usize);
+}
+
+impl WithLocks for Ours {
+    fn run(&self, primitive: Primitive, ops: usize) {
+        self.block_on(ours_locks::run(self.spawner(), primitive, ops));
+    }
+}
+
+impl WithLocks for Tokio {
+    fn run(&self, primitive: Primitive, ops: usize) {
+        self.block_on(tokio_locks::run(self.spawner(), primitive, ops));
+    }
+}
+
+/// Nanoseconds per operation of one sample of `ops` operations.
+fn sample<R: WithLocks>(rt: &R, primitive: Primitive, ops: usize) -> f64 {
+    let start = Instant::now();
+    rt.run(primitive, ops);
+    start.elapsed().as_nanos() as f64 / ops as f64
+}
+
+struct Row {
+    primitive: Primitive,
+    ops: usize,
+    ours_ns: f64,
+    tokio_ns: f64,
+    vs_tokio: f64,
+    /// Smallest and largest per-round ratio.
+    range: (f64, f64),
+}
+
+/// Runs the comparison; prints a table (or returns JSON).
+pub fn run(console: &Console, config: &Config) -> Value {
+    let machine = Machine::current();
+    console.say(format!(
+        "Locks on {} and {}, {} worker threads each; {CONTENDERS} tasks in the contended workloads",
+        Ours::NAME,
+        Tokio::NAME,
+        config.workers
+    ));
+    console.say(format!("Measured on: {}", machine.describe()));
+    console.say(format!(
+        "{} rounds per primitive, which runtime goes first alternating; each sample about {} ms; a ratio is the median of per-round ratios\n",
+        config.rounds,
+        config.sample.as_millis()
+    ));
+    let ours = Ours::start(config.workers);
+    let tokio = Tokio::start(config.workers);
+
+    let mut rows = Vec::new();
+    for primitive in ALL {
+        // Warm up both; size the samples on the slower.
+        let probe = 4 * CONTENDERS * 64;
+        let slowest = sample(&ours, primitive, probe).max(sample(&tokio, primitive, probe));
+        let ops = ((config.sample.as_nanos() as f64 / slowest) as usize)
+            .clamp(CONTENDERS, 10_000_000)
+            / CONTENDERS
+            * CONTENDERS;
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        // ANCHOR: alternate
+        for round in 0..config.rounds {
+            let (x, y) = if round % 2 == 0 {
+                let x = sample(&ours, primitive, ops);
+                (x, sample(&tokio, primitive, ops))
+            } else {
+                let y = sample(&tokio, primitive, ops);
+                (sample(&ours, primitive, ops), y)
+            };
+            a.push(x);
+            b.push(y);
+        }
+        // ANCHOR_END: alternate
+        let ratios: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x / y).collect();
+        let range = (
+            ratios.iter().copied().fold(f64::INFINITY, f64::min),
+            ratios.iter().copied().fold(0.0, f64::max),
+        );
+        let row = Row {
+            primitive,
+            ops,
+            ours_ns: median(a),
+            tokio_ns: median(b),
+            vs_tokio: median(ratios),
+            range,
+        };
+        console.say(format!(
+            "  {:<24} ours {:>9}/op   tokio {:>9}/op   ours/tokio {:>5.2}  (rounds {:.2} to {:.2})",
+            primitive.name(),
+            human_duration_ns(row.ours_ns),
+            human_duration_ns(row.tokio_ns),
+            row.vs_tokio,
+            row.range.0,
+            row.range.1
+        ));
+        rows.push(row);
+    }
+    let worst = rows
+        .iter()
+        .filter(|row| !row.primitive.name().starts_with("std_"))
+        .map(|row| row.vs_tokio)
+        .fold(0.0, f64::max);
+    console.say(format!(
+        "\nWorst ratio of our locks against Tokio's: {worst:.2} (lower is better; the goal is at most 1.0, the bar 1.5).\nThe std_mutex rows use std::sync::Mutex on both runtimes (a reference, not a race)."
+    ));
+
+    json!({
+        "experiment": "sync",
+        "workers": config.workers,
+        "rounds": config.rounds,
+        "contenders": CONTENDERS,
+        "machine": machine.describe(),
+        "worst_ratio_vs_tokio": round3(worst),
+        "results": rows.iter().map(|row| json!({
+            "primitive": row.primitive.name(),
+            "ours_ns_per_op": round3(row.ours_ns),
+            "tokio_ns_per_op": round3(row.tokio_ns),
+            "ratio_vs_tokio": round3(row.vs_tokio),
+            "ratio_is": "median of per-round ratios",
+            "ratio_range": [round3(row.range.0), round3(row.range.1)],
+            "ops_per_sample": row.ops,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+// `scheduler.rs` has the same two helpers, private to it.
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
