@@ -114,6 +114,11 @@ fn handle_spawn_works_from_a_plain_thread() {
 
 #[test]
 fn handle_block_on_works_from_a_plain_thread() {
+    // Current-thread: Handle::block_on does not turn the driver, and nobody
+    // is in Runtime::block_on, so the sleep never ends (Tokio documents it).
+    if !shim::MULTI_THREAD {
+        return;
+    }
     limit("Handle::block_on from a thread", || {
         let runtime = shim::runtime();
         let handle = runtime.handle().clone();
@@ -131,6 +136,10 @@ fn handle_block_on_works_from_a_plain_thread() {
 
 #[test]
 fn runtime_spawn_runs_without_block_on() {
+    // Current-thread: tasks run only while a thread is in block_on.
+    if !shim::MULTI_THREAD {
+        return;
+    }
     limit("Runtime::spawn", || {
         let runtime = shim::runtime();
         let (tx, rx) = std::sync::mpsc::channel();
@@ -211,6 +220,14 @@ fn a_task_spawned_through_a_handle_after_shutdown_is_cancelled() {
 #[test]
 fn metrics_num_workers_is_the_worker_thread_count() {
     limit("num_workers", || {
+        // Current-thread: one "worker" (the thread in block_on), whatever
+        // worker_threads says.
+        if !shim::MULTI_THREAD {
+            assert_eq!(shim::num_workers(&shim::runtime()), 1);
+            let one = shim::builder().worker_threads(3).build().unwrap();
+            assert_eq!(shim::num_workers(&one), 1);
+            return;
+        }
         let runtime = shim::runtime();
         assert_eq!(shim::num_workers(&runtime), 2);
         let one = shim::builder().worker_threads(1).build().unwrap();

@@ -1,0 +1,88 @@
+//! The shim of the behaviour suite for our runtime: what differs between the
+//! two runtimes' APIs, behind one set of names. Included as `crate::shim` by
+//! behaviour_rt.rs (multi-thread) and behaviour_rt_current_thread.rs,
+//! which set `MULTI_THREAD` at their root.
+
+use crate::rt;
+use futures::io::{AsyncReadExt, AsyncWriteExt};
+use std::io;
+
+pub const NAME: &str = "rt";
+
+pub use ::rt::sync::mpsc::{
+    SendError as MpscSendError, TryRecvError as MpscTryRecvError, TrySendError as MpscTrySendError,
+};
+pub use ::rt::sync::oneshot::{RecvError as OneshotRecvError, TryRecvError as OneshotTryRecvError};
+
+/// Which runtime the entry file asked for: multi-threaded with two
+/// workers, or current-thread. A test that needs worker threads (one that
+/// fails on Tokio's current-thread runtime) starts with
+/// `if !shim::MULTI_THREAD { return; }` and a line saying why.
+pub const MULTI_THREAD: bool = super::MULTI_THREAD;
+
+/// The runtime every test uses.
+pub fn runtime() -> rt::runtime::Runtime {
+    builder().build().expect("build a runtime")
+}
+
+/// The builder behind [`runtime`], for tests that change one knob. On the
+/// current-thread flavour `worker_threads` has no effect (as in Tokio).
+pub fn builder() -> rt::runtime::Builder {
+    let mut builder = if MULTI_THREAD {
+        let mut builder = rt::runtime::Builder::new_multi_thread();
+        builder.worker_threads(2);
+        builder
+    } else {
+        rt::runtime::Builder::new_current_thread()
+    };
+    builder.enable_all();
+    builder
+}
+
+/// `max_blocking_threads(n)` on top of [`builder`].
+pub fn runtime_with_blocking_threads(n: usize) -> rt::runtime::Runtime {
+    builder()
+        .max_blocking_threads(n)
+        .build()
+        .expect("build a runtime")
+}
+
+/// `Handle::try_current()` succeeded.
+pub fn in_runtime_context() -> bool {
+    rt::runtime::Handle::try_current().is_ok()
+}
+
+pub async fn read(stream: &mut rt::net::TcpStream, buf: &mut [u8]) -> io::Result<usize> {
+    stream.read(buf).await
+}
+
+pub async fn write(stream: &mut rt::net::TcpStream, buf: &[u8]) -> io::Result<usize> {
+    stream.write(buf).await
+}
+
+pub async fn write_all(stream: &mut rt::net::TcpStream, buf: &[u8]) -> io::Result<()> {
+    stream.write_all(buf).await
+}
+
+pub async fn read_exact(stream: &mut rt::net::TcpStream, buf: &mut [u8]) -> io::Result<()> {
+    stream.read_exact(buf).await
+}
+
+pub async fn read_to_end(stream: &mut rt::net::TcpStream) -> io::Result<Vec<u8>> {
+    let mut out = Vec::new();
+    stream.read_to_end(&mut out).await?;
+    Ok(out)
+}
+
+/// Half-closes the stream: the peer reads end of file.
+pub async fn shutdown_write(stream: &mut rt::net::TcpStream) -> io::Result<()> {
+    stream.shutdown_write()
+}
+
+pub fn num_workers(runtime: &rt::runtime::Runtime) -> usize {
+    runtime.metrics().num_workers()
+}
+
+pub fn num_alive_tasks(runtime: &rt::runtime::Runtime) -> usize {
+    runtime.metrics().num_alive_tasks()
+}
