@@ -343,6 +343,20 @@ impl<T> Receiver<T> {
         self.chan.poll_recv(cx)
     }
 
+    /// Polls for up to `limit` values into `buffer` (for hand-written
+    /// futures); `Ready(0)` once the channel has ended or if `limit` is 0.
+    pub fn poll_recv_many(
+        &mut self,
+        cx: &mut Context<'_>,
+        buffer: &mut Vec<T>,
+        limit: usize,
+    ) -> Poll<usize> {
+        if limit == 0 {
+            return Poll::Ready(0);
+        }
+        self.chan.poll_recv_many(cx, buffer, limit)
+    }
+
     /// Takes a value if one is queued.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         self.chan.try_recv()
