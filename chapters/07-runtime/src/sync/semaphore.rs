@@ -105,9 +105,8 @@ pub struct OwnedSemaphorePermit {
 }
 
 impl Semaphore {
-    /// The most permits a semaphore can hold (`usize::MAX >> 3`, as
-    /// Tokio's, whose atomic word keeps three low bits for flags). Adding
-    /// beyond it panics.
+    /// The most permits a semaphore can hold: `usize::MAX >> 3`, Tokio's
+    /// figure. Creating a semaphore with more, or adding beyond it, panics.
     pub const MAX_PERMITS: usize = usize::MAX >> 3;
 
     /// Creates a semaphore with `permits` permits.
