@@ -230,3 +230,23 @@ fn a_waiting_writer_holds_back_later_readers() {
         assert_eq!(*late_reader.await, 1);
     });
 }
+
+/// The auto traits Tokio's types have: a guard may be held across an
+/// `.await` in a spawned task (it is `Send`), and the locks are shared
+/// between tasks (they are `Sync`).
+#[test]
+fn send_and_sync_as_in_tokio() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Mutex<u32>>();
+    send_sync::<rt::sync::MutexGuard<'static, u32>>();
+    send_sync::<rt::sync::OwnedMutexGuard<u32>>();
+    send_sync::<RwLock<u32>>();
+    send_sync::<rt::sync::RwLockReadGuard<'static, u32>>();
+    send_sync::<rt::sync::RwLockWriteGuard<'static, u32>>();
+    send_sync::<rt::sync::Semaphore>();
+    send_sync::<rt::sync::SemaphorePermit<'static>>();
+    send_sync::<rt::sync::Notify>();
+    send_sync::<rt::sync::Notified<'static>>();
+    // A Mutex of a Send but !Sync value is still Sync (one holder at a time).
+    send_sync::<Mutex<std::cell::Cell<u32>>>();
+}
