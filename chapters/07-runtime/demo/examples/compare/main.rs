@@ -3,6 +3,7 @@
 //!
 //! ```sh
 //! cargo run --release -p chapter-07 --example compare -- scheduler [--quick] [--json] [--workers N]
+//! cargo run --release -p chapter-07 --example compare -- scheduler --flavor current-thread [--quick] [--json]
 //! cargo run --release -p chapter-07 --example compare -- echo --connections 1000 --duration 5 [--json]
 //! cargo run --release -p chapter-07 --example compare -- timers [--quick] [--json]
 //! cargo run --release -p chapter-07 --example compare -- sync [--json] [--rounds N]
@@ -71,6 +72,9 @@ mod app {
             /// Only this workload (repeat for several)
             #[arg(long, value_enum)]
             only: Vec<WorkloadArg>,
+            /// Which runtimes: multi-thread, or current-thread (ours and Tokio's, with ours on 1 worker for reference; --workers is not used)
+            #[arg(long, value_enum, default_value_t = FlavorArg::MultiThread)]
+            flavor: FlavorArg,
         },
         /// The scheduler workloads on our runtime with metrics on and off
         Metrics {
@@ -154,6 +158,12 @@ mod app {
         Tokio,
     }
 
+    #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+    enum FlavorArg {
+        MultiThread,
+        CurrentThread,
+    }
+
     #[derive(Clone, Copy, ValueEnum)]
     enum WorkloadArg {
         SpawnManyLocal,
@@ -191,6 +201,7 @@ mod app {
                 workers,
                 rounds,
                 only,
+                flavor,
             } => {
                 let console = Console::new(json);
                 let workers = workers
@@ -204,7 +215,10 @@ mod app {
                     sample: Duration::from_millis(if quick { 20 } else { 50 }),
                     only: only.into_iter().map(Into::into).collect(),
                 };
-                let report = scheduler::run(&console, &config);
+                let report = match flavor {
+                    FlavorArg::MultiThread => scheduler::run(&console, &config),
+                    FlavorArg::CurrentThread => scheduler::run_current_thread(&console, &config),
+                };
                 if json {
                     println!("{}", serde_json::to_string_pretty(&report)?);
                 }

@@ -1,6 +1,9 @@
 //! The three runtimes behind one small trait, so that every workload is the
 //! same code on each: ours (`rt`), Tokio's multi-threaded runtime, and
 //! `async-executor` (smol's executor) run on the same number of threads.
+//! For the current-thread comparison, the same three with no worker
+//! threads: ours and Tokio's current-thread runtimes, and async-executor run
+//! by the thread in `block_on`.
 //!
 //! What differs is only what must: how a task is spawned, how a thread
 //! blocks on a future, how a task yields. Channels in the workloads come from
@@ -106,6 +109,32 @@ impl Runtime for OursWithoutMetrics {
     }
 }
 
+/// This chapter's current-thread runtime: the thread in `block_on` runs the
+/// tasks (`workers` is ignored).
+pub struct OursCurrentThread(rt::Runtime);
+
+impl Runtime for OursCurrentThread {
+    type Spawner = rt::Handle;
+    const NAME: &'static str = "ours, current-thread";
+
+    fn start(_workers: usize) -> OursCurrentThread {
+        OursCurrentThread(
+            rt::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("start rt"),
+        )
+    }
+
+    fn spawner(&self) -> rt::Handle {
+        self.0.handle().clone()
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.0.block_on(future)
+    }
+}
+
 /// Our JoinHandle with the error unwrapped (workloads never fail).
 pub struct OursJoin<T>(rt::task::JoinHandle<T>);
 
@@ -154,6 +183,31 @@ impl Runtime for Tokio {
         Tokio(
             tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(workers)
+                .enable_all()
+                .build()
+                .expect("start tokio"),
+        )
+    }
+
+    fn spawner(&self) -> tokio::runtime::Handle {
+        self.0.handle().clone()
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.0.block_on(future)
+    }
+}
+
+/// Tokio's current-thread runtime (`workers` is ignored).
+pub struct TokioCurrentThread(tokio::runtime::Runtime);
+
+impl Runtime for TokioCurrentThread {
+    type Spawner = tokio::runtime::Handle;
+    const NAME: &'static str = "tokio, current-thread";
+
+    fn start(_workers: usize) -> TokioCurrentThread {
+        TokioCurrentThread(
+            tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
                 .expect("start tokio"),
@@ -249,6 +303,29 @@ impl Runtime for Smol {
         // Like Tokio's block_on: the calling thread waits; it does not run
         // the executor's tasks (that would give smol an extra worker).
         futures::executor::block_on(future)
+    }
+}
+
+/// `async-executor` with no threads of its own: `block_on` runs the
+/// executor on the calling thread while it waits (`block_on(ex.run(f))`, as
+/// smol's single-threaded programs do), the counterpart of a current-thread
+/// runtime. `workers` is ignored.
+pub struct SmolBlockOn(Arc<async_executor::Executor<'static>>);
+
+impl Runtime for SmolBlockOn {
+    type Spawner = Arc<async_executor::Executor<'static>>;
+    const NAME: &'static str = "async-executor, block_on";
+
+    fn start(_workers: usize) -> SmolBlockOn {
+        SmolBlockOn(Arc::new(async_executor::Executor::new()))
+    }
+
+    fn spawner(&self) -> Self::Spawner {
+        self.0.clone()
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        futures::executor::block_on(self.0.run(future))
     }
 }
 

@@ -4,8 +4,15 @@
 //! over the rounds, and a ratio is the median of the per-round ratios, each
 //! taken between samples measured moments apart, so that a slow drift of the
 //! machine's speed cancels out.
+//!
+//! `--flavor current-thread` runs the same workloads on the current-thread
+//! runtimes (ours and Tokio's), with our multi-thread runtime on one worker
+//! and async-executor run by the thread in `block_on` beside them.
 
-use super::runtimes::{Ours, OursWithoutMetrics, Runtime, Smol, Tokio};
+use super::runtimes::{
+    Ours, OursCurrentThread, OursWithoutMetrics, Runtime, Smol, SmolBlockOn, Tokio,
+    TokioCurrentThread,
+};
 use super::workloads::{self, ALL, Workload};
 use chapter_01::console::{Console, human_duration_ns};
 use chapter_01::machine::Machine;
@@ -55,40 +62,25 @@ pub fn run(console: &Console, config: &Config) -> Value {
         config.sample.as_millis()
     ));
 
+    workloads::set_current_thread(false);
     let ours = Ours::start(config.workers);
     let tokio = Tokio::start(config.workers);
     let smol = Smol::start(config.workers);
+    let contestants = [
+        Contestant::new(&ours),
+        Contestant::new(&tokio),
+        Contestant::new(&smol),
+    ];
 
     let mut rows = Vec::new();
     for workload in ALL {
         if !config.only.is_empty() && !config.only.contains(&workload) {
             continue;
         }
-        // Warm up each runtime, and size the samples on the slowest.
-        let slowest = [
-            sample(&ours, workload, 2),
-            sample(&tokio, workload, 2),
-            sample(&smol, workload, 2),
-        ]
-        .into_iter()
-        .fold(0.0, f64::max);
-        let iterations = ((config.sample.as_nanos() as f64 / slowest) as usize).clamp(1, 1000);
-        let (mut a, mut b, mut c) = (Vec::new(), Vec::new(), Vec::new());
-        for round in 0..config.rounds {
-            let (mut x, mut y, mut z) = (0.0, 0.0, 0.0);
-            for turn in 0..3 {
-                match (round + turn) % 3 {
-                    0 => x = sample(&ours, workload, iterations),
-                    1 => y = sample(&tokio, workload, iterations),
-                    _ => z = sample(&smol, workload, iterations),
-                }
-            }
-            a.push(x);
-            b.push(y);
-            c.push(z);
-        }
-        let vs_tokio = median(a.iter().zip(&b).map(|(x, y)| x / y).collect());
-        let vs_smol = median(a.iter().zip(&c).map(|(x, z)| x / z).collect());
+        let (iterations, samples) = measure(&contestants, workload, config);
+        let [a, b, c] = <[Vec<f64>; 3]>::try_from(samples).expect("three runtimes");
+        let vs_tokio = median_ratio(&a, &b);
+        let vs_smol = median_ratio(&a, &c);
         let row = Row {
             workload,
             iterations,
@@ -116,6 +108,7 @@ pub fn run(console: &Console, config: &Config) -> Value {
 
     json!({
         "experiment": "scheduler",
+        "flavor": "multi-thread",
         "workers": config.workers,
         "rounds": config.rounds,
         "machine": machine.describe(),
@@ -131,6 +124,163 @@ pub fn run(console: &Console, config: &Config) -> Value {
     })
 }
 
+/// Medians of one workload on the current-thread runtimes.
+struct CurrentThreadRow {
+    workload: Workload,
+    iterations: usize,
+    ours_ns: f64,
+    tokio_ns: f64,
+    ours_one_worker_ns: f64,
+    smol_ns: f64,
+    /// Median of the per-round ratios ours / Tokio (both current-thread).
+    vs_tokio: f64,
+    /// Median of the per-round ratios ours on one worker / ours
+    /// current-thread.
+    one_worker_vs_current_thread: f64,
+    /// Median of the per-round ratios ours / async-executor.
+    vs_smol: f64,
+}
+
+/// `--flavor current-thread`: the workloads on our current-thread runtime,
+/// Tokio's, our multi-thread runtime with one worker (for reference: the
+/// same work with a hand-off between the thread in `block_on` and a worker)
+/// and async-executor run by the thread in `block_on`. `config.workers` is
+/// not used. Every runtime waits for its tasks inside `block_on` (see
+/// [`workloads::set_current_thread`]).
+pub fn run_current_thread(console: &Console, config: &Config) -> Value {
+    let machine = Machine::current();
+    workloads::set_workers(1);
+    workloads::set_current_thread(true);
+    console.say(format!(
+        "Tokio's scheduler workloads on current-thread runtimes: {}, {}; for reference {} (multi-thread, 1 worker) and {}",
+        OursCurrentThread::NAME,
+        TokioCurrentThread::NAME,
+        Ours::NAME,
+        SmolBlockOn::NAME,
+    ));
+    console.say(format!("Measured on: {}", machine.describe()));
+    console.say(format!(
+        "{} rounds per workload, runtimes interleaved in turn; each sample repeats the workload for about {} ms; a ratio is the median of per-round ratios\n",
+        config.rounds,
+        config.sample.as_millis()
+    ));
+
+    let ours = OursCurrentThread::start(1);
+    let tokio = TokioCurrentThread::start(1);
+    let one_worker = Ours::start(1);
+    let smol = SmolBlockOn::start(1);
+    let contestants = [
+        Contestant::new(&ours),
+        Contestant::new(&tokio),
+        Contestant::new(&one_worker),
+        Contestant::new(&smol),
+    ];
+
+    let mut rows = Vec::new();
+    for workload in ALL {
+        if !config.only.is_empty() && !config.only.contains(&workload) {
+            continue;
+        }
+        let (iterations, samples) = measure(&contestants, workload, config);
+        let [a, b, c, d] = <[Vec<f64>; 4]>::try_from(samples).expect("four runtimes");
+        let row = CurrentThreadRow {
+            workload,
+            iterations,
+            vs_tokio: median_ratio(&a, &b),
+            one_worker_vs_current_thread: median_ratio(&c, &a),
+            vs_smol: median_ratio(&a, &d),
+            ours_ns: median(a),
+            tokio_ns: median(b),
+            ours_one_worker_ns: median(c),
+            smol_ns: median(d),
+        };
+        console.say(format!(
+            "  {:<24} ours {:>9}   tokio {:>9}   ours/tokio {:>5.2}   ours 1 worker {:>9} ({:.2}x)   async-executor {:>9}",
+            workload.name(),
+            human_duration_ns(row.ours_ns),
+            human_duration_ns(row.tokio_ns),
+            row.vs_tokio,
+            human_duration_ns(row.ours_one_worker_ns),
+            row.one_worker_vs_current_thread,
+            human_duration_ns(row.smol_ns),
+        ));
+        rows.push(row);
+    }
+    workloads::set_current_thread(false);
+
+    let worst = rows.iter().map(|row| row.vs_tokio).fold(0.0, f64::max);
+    console.say(format!(
+        "\nWorst ratio against Tokio's current-thread runtime: {worst:.2} (lower is better); (Nx): ours on one worker / ours current-thread"
+    ));
+
+    json!({
+        "experiment": "scheduler",
+        "flavor": "current-thread",
+        "rounds": config.rounds,
+        "machine": machine.describe(),
+        "runtimes": {
+            "ours": OursCurrentThread::NAME,
+            "tokio": TokioCurrentThread::NAME,
+            "ours_multi_thread_1": "ours, multi-thread, 1 worker",
+            "async_executor": SmolBlockOn::NAME,
+        },
+        "results": rows.iter().map(|row| json!({
+            "workload": row.workload.name(),
+            "ours_ns": row.ours_ns.round(),
+            "tokio_ns": row.tokio_ns.round(),
+            "ours_multi_thread_1_ns": row.ours_one_worker_ns.round(),
+            "async_executor_ns": row.smol_ns.round(),
+            "ratio_vs_tokio": round3(row.vs_tokio),
+            "ratio_multi_thread_1_vs_current_thread": round3(row.one_worker_vs_current_thread),
+            "ratio_vs_async_executor": round3(row.vs_smol),
+            "iterations_per_sample": row.iterations,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+/// One runtime of a comparison, as a way to take a sample on it.
+struct Contestant<'a> {
+    sample: Box<dyn Fn(Workload, usize) -> f64 + 'a>,
+}
+
+impl<'a> Contestant<'a> {
+    fn new<R: Runtime>(rt: &'a R) -> Contestant<'a> {
+        Contestant {
+            sample: Box::new(move |workload, iterations| sample(rt, workload, iterations)),
+        }
+    }
+}
+
+/// Warms every runtime up, sizes the samples on the slowest, then takes
+/// `config.rounds` samples on each, interleaved (A B C, B C A, C A B, ...).
+/// Returns the iterations per sample and each runtime's samples in round
+/// order.
+fn measure(
+    contestants: &[Contestant<'_>],
+    workload: Workload,
+    config: &Config,
+) -> (usize, Vec<Vec<f64>>) {
+    let slowest = contestants
+        .iter()
+        .map(|c| (c.sample)(workload, 2))
+        .fold(0.0, f64::max);
+    let iterations = ((config.sample.as_nanos() as f64 / slowest) as usize).clamp(1, 1000);
+    let n = contestants.len();
+    let mut samples = vec![Vec::with_capacity(config.rounds); n];
+    for round in 0..config.rounds {
+        for turn in 0..n {
+            let i = (round + turn) % n;
+            samples[i].push((contestants[i].sample)(workload, iterations));
+        }
+    }
+    (iterations, samples)
+}
+
+/// The median of the per-round ratios `a[i] / b[i]`.
+fn median_ratio(a: &[f64], b: &[f64]) -> f64 {
+    median(a.iter().zip(b).map(|(x, y)| x / y).collect())
+}
+
 /// Mean time of one run of `workload`, over `iterations` runs, with its
 /// background (if any) running.
 fn sample<R: Runtime>(rt: &R, workload: Workload, iterations: usize) -> f64 {
@@ -140,7 +290,9 @@ fn sample<R: Runtime>(rt: &R, workload: Workload, iterations: usize) -> f64 {
         workload.run(rt);
     }
     let elapsed = start.elapsed();
-    drop(background);
+    if let Some(background) = background {
+        background.stop(rt);
+    }
     elapsed.as_nanos() as f64 / iterations as f64
 }
 

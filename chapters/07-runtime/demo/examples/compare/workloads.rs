@@ -10,8 +10,15 @@
 //! | `yield_many` | 200 tasks x 1,000 `yield_now` |
 //! | `ping_pong` | 1,000 pings, each 2 tasks and 2 oneshot channels |
 //! | `chained_spawn` | a chain of 1,000 tasks, each spawning the next |
+//!
+//! Where a workload waits for its tasks, the thread that waits blocks on a
+//! std channel, as Tokio's benchmark does. On a current-thread runtime that
+//! thread is the one that runs the tasks, so for the current-thread
+//! comparison ([`set_current_thread`]) every runtime awaits the same signal
+//! inside `block_on` instead.
 
 use super::runtimes::{Runtime, Spawner};
+use futures::StreamExt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
@@ -85,7 +92,7 @@ impl Workload {
 }
 
 fn spawn_many_local<R: Runtime>(rt: &R) {
-    let (tx, rx) = mpsc::sync_channel(1000);
+    let (tx, mut rx) = done_channel(1000);
     let remaining = Arc::new(AtomicUsize::new(NUM_SPAWN));
     let spawner = rt.spawner();
     rt.block_on(async move {
@@ -94,11 +101,11 @@ fn spawn_many_local<R: Runtime>(rt: &R) {
             let remaining = remaining.clone();
             spawner.spawn_detached(async move {
                 if remaining.fetch_sub(1, Ordering::Relaxed) == 1 {
-                    tx.send(()).unwrap();
+                    tx.send();
                 }
             });
         }
-        rx.recv().unwrap();
+        rx.recv(1).await;
     });
 }
 
@@ -113,7 +120,7 @@ fn spawn_many_remote<R: Runtime>(rt: &R) {
 }
 
 fn yield_many<R: Runtime>(rt: &R) {
-    let (tx, rx) = mpsc::sync_channel(YIELD_TASKS);
+    let (tx, rx) = done_channel(YIELD_TASKS);
     let spawner = rt.spawner();
     for _ in 0..YIELD_TASKS {
         let tx = tx.clone();
@@ -122,16 +129,14 @@ fn yield_many<R: Runtime>(rt: &R) {
             for _ in 0..NUM_YIELD {
                 yielder.yield_now().await;
             }
-            tx.send(()).unwrap();
+            tx.send();
         });
     }
-    for _ in 0..YIELD_TASKS {
-        rx.recv().unwrap();
-    }
+    rx.wait_outside(rt, YIELD_TASKS);
 }
 
 fn ping_pong<R: Runtime>(rt: &R) {
-    let (done_tx, done_rx) = mpsc::sync_channel(1000);
+    let (done_tx, mut done_rx) = done_channel(1000);
     let remaining = Arc::new(AtomicUsize::new(NUM_PINGS));
     let spawner = rt.spawner();
     rt.block_on(async move {
@@ -151,31 +156,93 @@ fn ping_pong<R: Runtime>(rt: &R) {
                     tx1.send(()).unwrap();
                     rx2.await.unwrap();
                     if remaining.fetch_sub(1, Ordering::Relaxed) == 1 {
-                        done_tx.send(()).unwrap();
+                        done_tx.send();
                     }
                 });
             }
         });
-        done_rx.recv().unwrap();
+        done_rx.recv(1).await;
     });
 }
 
 fn chained_spawn<R: Runtime>(rt: &R) {
-    fn iter<S: Spawner>(spawner: S, done: mpsc::SyncSender<()>, n: usize) {
+    fn iter<S: Spawner>(spawner: S, done: DoneTx, n: usize) {
         if n == 0 {
-            done.send(()).unwrap();
+            done.send();
         } else {
             let next = spawner.clone();
             spawner.spawn_detached(async move { iter(next, done, n - 1) });
         }
     }
-    let (done_tx, done_rx) = mpsc::sync_channel(1000);
+    let (done_tx, mut done_rx) = done_channel(1000);
     let spawner = rt.spawner();
     rt.block_on(async move {
         let first = spawner.clone();
         spawner.spawn_detached(async move { iter(first, done_tx, CHAIN) });
-        done_rx.recv().unwrap();
+        done_rx.recv(1).await;
     });
+}
+
+/// Where a workload's tasks say they are done.
+#[derive(Clone)]
+enum DoneTx {
+    /// To a thread that blocks (workers run the tasks).
+    Thread(mpsc::SyncSender<()>),
+    /// To a future in `block_on` (the current-thread comparison).
+    Task(futures::channel::mpsc::UnboundedSender<()>),
+}
+
+impl DoneTx {
+    fn send(&self) {
+        match self {
+            DoneTx::Thread(tx) => tx.send(()).unwrap(),
+            DoneTx::Task(tx) => tx.unbounded_send(()).unwrap(),
+        }
+    }
+}
+
+/// The waiting end of a [`DoneTx`].
+enum DoneRx {
+    Thread(mpsc::Receiver<()>),
+    Task(futures::channel::mpsc::UnboundedReceiver<()>),
+}
+
+/// A done channel of the kind [`set_current_thread`] chose; `bound` is the
+/// std channel's capacity.
+fn done_channel(bound: usize) -> (DoneTx, DoneRx) {
+    if current_thread() {
+        let (tx, rx) = futures::channel::mpsc::unbounded();
+        (DoneTx::Task(tx), DoneRx::Task(rx))
+    } else {
+        let (tx, rx) = mpsc::sync_channel(bound);
+        (DoneTx::Thread(tx), DoneRx::Thread(rx))
+    }
+}
+
+impl DoneRx {
+    /// Waits for `n` signals, inside `block_on` (blocking its thread if the
+    /// signal goes to a thread).
+    async fn recv(&mut self, n: usize) {
+        for _ in 0..n {
+            match self {
+                DoneRx::Thread(rx) => rx.recv().unwrap(),
+                DoneRx::Task(rx) => rx.next().await.unwrap(),
+            }
+        }
+    }
+
+    /// Waits for `n` signals outside `block_on`: on this thread, or in
+    /// `block_on` if the signal goes to a future.
+    fn wait_outside<R: Runtime>(mut self, rt: &R, n: usize) {
+        match self {
+            DoneRx::Thread(ref rx) => {
+                for _ in 0..n {
+                    rx.recv().unwrap();
+                }
+            }
+            DoneRx::Task(_) => rt.block_on(self.recv(n)),
+        }
+    }
 }
 
 /// Tasks that keep a runtime busy: each yields, then stalls its worker
@@ -210,6 +277,25 @@ impl Background {
     }
 }
 
+impl Background {
+    /// Stops the tasks. On a current-thread runtime they only see the stop
+    /// while a thread is in `block_on`, so this waits for them in there.
+    pub fn stop<R: Runtime>(self, rt: &R) {
+        self.running.store(false, Ordering::Relaxed);
+        if current_thread() {
+            let alive = self.alive.clone();
+            rt.block_on(std::future::poll_fn(move |cx| {
+                if alive.load(Ordering::SeqCst) == 0 {
+                    std::task::Poll::Ready(())
+                } else {
+                    cx.waker().wake_by_ref();
+                    std::task::Poll::Pending
+                }
+            }));
+        }
+    }
+}
+
 impl Drop for Background {
     fn drop(&mut self) {
         self.running.store(false, Ordering::Relaxed);
@@ -236,4 +322,17 @@ pub fn set_workers(workers: usize) {
 
 fn workers() -> usize {
     WORKERS.load(Ordering::Relaxed)
+}
+
+static CURRENT_THREAD: AtomicBool = AtomicBool::new(false);
+
+/// Sets how the workloads wait for their tasks: `true` for the
+/// current-thread comparison (await inside `block_on`, whose thread runs the
+/// tasks), `false` for the multi-thread one (block the waiting thread).
+pub fn set_current_thread(current_thread: bool) {
+    CURRENT_THREAD.store(current_thread, Ordering::Relaxed);
+}
+
+fn current_thread() -> bool {
+    CURRENT_THREAD.load(Ordering::Relaxed)
 }
