@@ -282,8 +282,15 @@ impl Semaphore {
         if n == 0 {
             return;
         }
+        let mut state = self.lock();
+        if state.waiters.is_empty() {
+            // Nobody to wake (the common, uncontended case): no wake list.
+            add_free(&mut state, n);
+            return;
+        }
         let mut wakers = WakeList::new();
-        assign(&mut self.lock(), n, &mut wakers);
+        assign(&mut state, n, &mut wakers);
+        drop(state);
         wakers.wake_all();
     }
 }
@@ -306,6 +313,13 @@ fn assign(state: &mut State, mut n: usize, wakers: &mut WakeList) {
             wakers.push(state.waiters.unlink(head));
         }
     }
+    add_free(state, n);
+}
+// ANCHOR_END: assign
+
+/// Makes `n` permits free; panics past `MAX_PERMITS`.
+#[track_caller]
+fn add_free(state: &mut State, n: usize) {
     assert!(
         n <= Semaphore::MAX_PERMITS - state.permits,
         "number of added permits ({n}) would overflow MAX_PERMITS ({})",
@@ -314,7 +328,6 @@ fn assign(state: &mut State, mut n: usize, wakers: &mut WakeList) {
     state.permits += n;
     debug_assert!(state.permits == 0 || state.waiters.is_empty());
 }
-// ANCHOR_END: assign
 
 /// The future behind every `acquire`: first poll takes the permits or joins
 /// the line; later polls look whether the line has served it.
