@@ -16,11 +16,14 @@
 //!   to show what that style costs the programmer; [`relay_client`] drives
 //!   it (Chapter 6 rewrites the same protocol with futures);
 //! * [`starvation`] and [`timer_bench`]: what a callback that hogs the CPU
-//!   does to every timer, and what the heap's operations cost.
+//!   does to every timer, and what the heap's operations cost;
+//! * [`plots`]: the SVG plots of the measurements, which Chapters 6 and 7
+//!   draw with too.
 
 pub mod echo;
 pub mod event_loop;
 pub mod experiments;
+pub mod plots;
 pub mod relay;
 pub mod relay_client;
 pub mod slab;

@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use chapter_01::console::{self, Console};
 use chapter_03::experiments::{self as ch03, LoadArgs};
-use chapter_05::experiments;
 use chapter_05::relay_client::RelayLoad;
+use chapter_05::{experiments, plots};
 use clap::{Parser, Subcommand};
 
 /// Chapter 5: the event loop, the structure of nginx, Redis and Node.js,
@@ -78,6 +78,9 @@ enum Command {
         /// Seconds to measure each way.
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=600))]
         duration: u64,
+        /// Also draw the lateness as an SVG plot into this directory.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<std::path::PathBuf>,
     },
     /// The timer heap's cost per insert and cancel, from 1,000 to 1,000,000 timers.
     Timers,
@@ -127,16 +130,26 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             hog_ms,
             every_ms,
             duration,
-        }) => experiments::starvation(
-            &console,
-            if quick {
-                Duration::from_millis(500)
-            } else {
-                Duration::from_secs(duration)
-            },
-            Duration::from_millis(hog_ms),
-            Duration::from_millis(every_ms),
-        )?,
+            plot,
+        }) => {
+            let report = experiments::starvation(
+                &console,
+                if quick {
+                    Duration::from_millis(500)
+                } else {
+                    Duration::from_secs(duration)
+                },
+                Duration::from_millis(hog_ms),
+                Duration::from_millis(every_ms),
+            )?;
+            if let Some(dir) = plot {
+                let path = plots::write_into(&dir, "starvation-lateness.svg", |path| {
+                    plots::starvation(path, &report, &plots::machine_label())
+                })?;
+                console.say(format!("Wrote {}", path.display()));
+            }
+            report
+        }
         Some(Command::Timers) => {
             let counts: &[usize] = if quick {
                 &experiments::QUICK_TIMER_COUNTS

@@ -134,6 +134,13 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    /// Chapter 5 quotes the heap entry, (deadline, sequence number, slab
+    /// key), as 32 bytes.
+    #[test]
+    fn a_heap_entry_is_the_32_bytes_the_book_quotes() {
+        assert_eq!(std::mem::size_of::<Reverse<(Instant, u64, Key)>>(), 32);
+    }
+
     #[test]
     fn timers_fire_in_deadline_order_then_insertion_order() {
         let start = Instant::now();

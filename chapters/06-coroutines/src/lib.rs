@@ -20,7 +20,8 @@
 //!   addresses;
 //! * [`colouring`]: calling async code from sync code, the nested
 //!   `block_on` trap, and a CPU-bound task starving the others;
-//! * [`sizes`]: what each future weighs, against a fiber's stack.
+//! * [`sizes`]: what each future weighs, against a fiber's stack;
+//! * [`plots`]: the relay comparison as SVG plots.
 
 pub mod colouring;
 pub mod echo;
@@ -28,6 +29,7 @@ pub mod executor;
 pub mod experiments;
 pub mod net;
 pub mod pin_demo;
+pub mod plots;
 pub mod relay_async;
 pub mod relay_future;
 pub mod sizes;

@@ -86,6 +86,9 @@ enum Command {
         /// Rounds of the three (medians are reported).
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
         rounds: u32,
+        /// Also draw throughput and latency as SVG plots into this directory.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<std::path::PathBuf>,
     },
     /// The byte size of every future in the chapter, against a fiber's stack.
     Sizes,
@@ -120,15 +123,35 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             connections,
             duration,
             rounds,
-        }) => experiments::compare(
-            &console,
-            RelayLoad {
-                connections: if quick { 20 } else { connections as usize },
-                duration: Duration::from_secs(if quick { 1 } else { u64::from(duration) }),
-                timeout: Duration::from_secs(10),
-            },
-            if quick { 1 } else { rounds as usize },
-        )?,
+            plot,
+        }) => {
+            let report = experiments::compare(
+                &console,
+                RelayLoad {
+                    connections: if quick { 20 } else { connections as usize },
+                    duration: Duration::from_secs(if quick { 1 } else { u64::from(duration) }),
+                    timeout: Duration::from_secs(10),
+                },
+                if quick { 1 } else { rounds as usize },
+            )?;
+            if let Some(dir) = plot {
+                let latency = dir.join("relay-latency.svg");
+                let path = chapter_05::plots::write_into(&dir, "relay-throughput.svg", |path| {
+                    chapter_06::plots::compare(
+                        path,
+                        &latency,
+                        &report,
+                        &chapter_05::plots::machine_label(),
+                    )
+                })?;
+                console.say(format!(
+                    "Wrote {} and {}",
+                    path.display(),
+                    latency.display()
+                ));
+            }
+            report
+        }
         Some(Command::Sizes) => experiments::sizes(&console)?,
         Some(Command::Starvation { work_ms }) => experiments::starvation(
             &console,

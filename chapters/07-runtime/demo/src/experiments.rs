@@ -71,6 +71,25 @@ pub fn tree_size(depth: u32, fanout: u32) -> u64 {
     (1..=depth).map(|level| u64::from(fanout).pow(level)).sum()
 }
 
+/// The same tree as [`workers`], on a runtime that records what each
+/// worker did ([`rt::runtime::Builder::enable_trace`]): the timeline the
+/// book draws. Returns the trace and the wall time.
+pub fn workers_trace(
+    workers: usize,
+    depth: u32,
+    fanout: u32,
+) -> Result<(rt::runtime::Trace, Duration), Box<dyn Error>> {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(workers)
+        .enable_trace(1 << 20)
+        .build()?;
+    let start = Instant::now();
+    black_box(rt.block_on(rt.spawn(node(depth, fanout)))?);
+    let elapsed = start.elapsed();
+    std::thread::sleep(Duration::from_millis(20));
+    Ok((rt.trace().ok_or("the runtime recorded no trace")?, elapsed))
+}
+
 /// `workers`: a tree of tasks, each node spawning `fanout` children and
 /// awaiting them; the per-worker counters show the LIFO slot, the overflow,
 /// the steals and the parking.

@@ -11,7 +11,8 @@
 //! * [`cancel`]: a `select!` loop that loses data, and the same loop fixed;
 //! * [`echo`]: the echo server that Chapter 3's load generator drives;
 //! * [`graceful`]: the same server, shut down gracefully on Ctrl-C;
-//! * [`metrics_json`]: a metrics snapshot as one JSON object, for `--json`.
+//! * [`metrics_json`]: a metrics snapshot as one JSON object, for `--json`;
+//! * [`plots`]: SVG plots of the experiments, for the book.
 //!
 //! The comparisons against Tokio and async-executor need those crates, which
 //! are dev-dependencies only, so they live in `examples/compare/`.
@@ -22,6 +23,7 @@ pub mod cancel;
 pub mod echo;
 pub mod experiments;
 pub mod graceful;
+pub mod plots;
 pub mod top;
 
 use rt::runtime::MetricsSnapshot;

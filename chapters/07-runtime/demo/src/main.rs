@@ -80,6 +80,9 @@ enum Command {
         /// Seconds each way.
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=600))]
         duration: u32,
+        /// Also draw the lateness as an SVG plot into this directory.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<std::path::PathBuf>,
     },
     /// thread::sleep inside a task against the same sleep in spawn_blocking.
     Blocking {
@@ -88,7 +91,11 @@ enum Command {
         duration: u32,
     },
     /// The timing wheel against Chapter 5's binary heap, insert and cancel.
-    Timers,
+    Timers {
+        /// Also draw the costs as an SVG plot into this directory.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<std::path::PathBuf>,
+    },
     /// The echo server here, Chapter 3's load from a child process, and the metrics over it, explained.
     Metrics {
         /// Connections the child opens.
@@ -133,6 +140,9 @@ enum Command {
         /// Children per node.
         #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=1000))]
         fanout: u32,
+        /// Also run the tree once more with the trace on and draw each worker's timeline (SVG) into this directory.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<std::path::PathBuf>,
     },
     /// Chained spawns and ping-pong with the LIFO slot on and off.
     Lifo {
@@ -204,9 +214,29 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let config = load.config(if quick { 500 } else { 10_000 }, if quick { 1 } else { 5 });
             ch03::c10k(&console, &experiments::echo_spec()?, &config)?
         }
-        Some(Command::Coop { duration }) => experiments::coop(&console, seconds(duration))?,
+        Some(Command::Coop { duration, plot }) => {
+            let report = experiments::coop(&console, seconds(duration))?;
+            plot_into(
+                &console,
+                plot,
+                "coop-lateness.svg",
+                &report,
+                chapter_07::plots::coop,
+            )?;
+            report
+        }
         Some(Command::Blocking { duration }) => experiments::blocking(&console, seconds(duration))?,
-        Some(Command::Timers) => experiments::timers(&console, quick)?,
+        Some(Command::Timers { plot }) => {
+            let report = experiments::timers(&console, quick)?;
+            plot_into(
+                &console,
+                plot,
+                "timers-wheel-heap.svg",
+                &report,
+                chapter_07::plots::timers,
+            )?;
+            report
+        }
         Some(Command::Metrics {
             connections,
             duration,
@@ -245,6 +275,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             workers,
             depth,
             fanout,
+            plot,
         }) => {
             if experiments::tree_size(depth, fanout) > 20_000_000 {
                 return Err(format!(
@@ -252,12 +283,33 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 )
                 .into());
             }
-            experiments::workers(
-                &console,
-                workers.map_or_else(default_workers, usize::from),
-                depth,
-                if quick { fanout.min(20) } else { fanout },
-            )?
+            let workers = workers.map_or_else(default_workers, usize::from);
+            let fanout = if quick { fanout.min(20) } else { fanout };
+            let report = experiments::workers(&console, workers, depth, fanout)?;
+            if let Some(dir) = plot {
+                let (trace, elapsed) = experiments::workers_trace(workers, depth, fanout)?;
+                let title = format!(
+                    "What each worker did: a tree of {} tasks ({depth} levels x {fanout}), traced run {:.1} ms",
+                    chapter_01::console::group_thousands(
+                        experiments::tree_size(depth, fanout) as f64
+                    ),
+                    elapsed.as_secs_f64() * 1e3
+                );
+                let path = chapter_05::plots::write_into(&dir, "workers-timeline.svg", |path| {
+                    chapter_07::plots::timeline(
+                        path,
+                        &trace,
+                        &title,
+                        &chapter_05::plots::machine_label(),
+                    )
+                })?;
+                console.say(format!(
+                    "Wrote {} ({} events dropped)",
+                    path.display(),
+                    trace.dropped
+                ));
+            }
+            report
         }
         Some(Command::Lifo { workers, rounds }) => experiments::lifo(
             &console,
@@ -274,5 +326,22 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         }
     };
     console.finish(&report)?;
+    Ok(())
+}
+
+/// Draws `report` into `dir/file` with `draw` when `--plot DIR` was given.
+fn plot_into(
+    console: &Console,
+    dir: Option<std::path::PathBuf>,
+    file: &str,
+    report: &console::Report,
+    draw: fn(&std::path::Path, &console::Report, &str) -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    if let Some(dir) = dir {
+        let path = chapter_05::plots::write_into(&dir, file, |path| {
+            draw(path, report, &chapter_05::plots::machine_label())
+        })?;
+        console.say(format!("Wrote {}", path.display()));
+    }
     Ok(())
 }

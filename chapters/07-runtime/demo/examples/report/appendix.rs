@@ -7,12 +7,11 @@ use chapter_01::console::{
 use chapter_03::experiments as ch03;
 use chapter_03::harness::ServerSpec;
 use clap::{Parser, Subcommand, ValueEnum};
-use plotters::prelude::*;
 use serde_json::Value;
 use std::error::Error;
 use std::fmt::Write as _;
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -25,6 +24,10 @@ struct Args {
     /// Small sizes: a minute or so in all (for checking, not for the book)
     #[arg(long)]
     quick: bool,
+    /// Measure nothing: redraw the plots and figures.json from the
+    /// tables.md already in --out
+    #[arg(long)]
+    plots_only: bool,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -112,6 +115,14 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     std::fs::create_dir_all(&args.out)
         .map_err(|err| format!("cannot create {}: {err}", args.out.display()))?;
     let console = Console::new(false);
+    if args.plots_only {
+        super::figures::draw_and_record(&args.out, &console)?;
+        console.say(format!(
+            "Redrew the plots and figures.json in {}",
+            args.out.display()
+        ));
+        return Ok(());
+    }
     let machine = chapter_01::machine::Machine::current();
     let mut md = String::new();
     let _ = writeln!(
@@ -175,7 +186,6 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
         "| server | held | msgs/s | p50 | p99 | threads | memory per connection | switches per message | wrong bytes | errors |\n\
          |---|---|---|---|---|---|---|---|---|---|"
     );
-    let mut bars = Vec::new();
     for (server, result) in ServerArg::ALL.iter().zip(&results) {
         let num = |key: &str| result[key].as_f64().unwrap_or(0.0);
         let _ = writeln!(
@@ -192,14 +202,7 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
             result["mismatches"],
             result["errors"]
         );
-        bars.push((server.name().to_string(), num("throughput_msgs_per_sec")));
     }
-    bar_chart(
-        &args.out.join("echo-throughput.svg"),
-        "Echo throughput, same load (msgs/s, higher is better)",
-        &bars,
-        None,
-    )?;
 
     console.say("\n3/4 Tokio's scheduler workloads on three runtimes");
     let workers = std::thread::available_parallelism().map_or(2, usize::from);
@@ -223,7 +226,6 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
         md,
         "| workload | ours | Tokio | async-executor | ours / Tokio | ours / async-executor |\n|---|---|---|---|---|---|"
     );
-    let mut ratio_bars = Vec::new();
     for row in sched["results"].as_array().into_iter().flatten() {
         let num = |key: &str| row[key].as_f64().unwrap_or(0.0);
         let name = row["workload"].as_str().unwrap_or("?");
@@ -236,14 +238,7 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
             num("ratio_vs_tokio"),
             num("ratio_vs_async_executor")
         );
-        ratio_bars.push((name.to_string(), num("ratio_vs_tokio")));
     }
-    bar_chart(
-        &args.out.join("scheduler-vs-tokio.svg"),
-        "Our time over Tokio's per workload (lower is better; 1 = parity)",
-        &ratio_bars,
-        Some(1.0),
-    )?;
 
     console.say("\n4/4 Timers");
     let t = timers::compare(&console, args.quick);
@@ -280,8 +275,9 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     let tables = args.out.join("tables.md");
     std::fs::write(&tables, md)
         .map_err(|err| format!("cannot write {}: {err}", tables.display()))?;
+    super::figures::draw_and_record(&args.out, &console)?;
     console.say(format!(
-        "\nWrote {} and the plots in {}",
+        "\nWrote {}, figures.json and the plots in {}",
         tables.display(),
         args.out.display()
     ));
@@ -303,60 +299,6 @@ fn rows(md: &mut String, report: &Report) {
         };
         let _ = writeln!(md, "| {label} | {shown} |");
     }
-}
-
-/// A horizontal bar chart, with an optional reference line.
-fn bar_chart(
-    path: &Path,
-    title: &str,
-    bars: &[(String, f64)],
-    reference: Option<f64>,
-) -> Result<(), Box<dyn Error>> {
-    let max = bars
-        .iter()
-        .map(|(_, v)| *v)
-        .fold(reference.unwrap_or(0.0), f64::max)
-        * 1.15;
-    let height = 80 + 36 * bars.len() as u32;
-    let root = SVGBackend::new(path, (760, height)).into_drawing_area();
-    root.fill(&WHITE)?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(30)
-        .y_label_area_size(190)
-        .build_cartesian_2d(0.0..max.max(1e-9), (0..bars.len()).into_segmented())?;
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
-        .y_label_formatter(&|segment| match segment {
-            SegmentValue::CenterOf(i) => bars
-                .get(*i)
-                .map(|(name, _)| name.clone())
-                .unwrap_or_default(),
-            _ => String::new(),
-        })
-        .draw()?;
-    chart.draw_series(bars.iter().enumerate().map(|(i, (_, value))| {
-        Rectangle::new(
-            [
-                (0.0, SegmentValue::Exact(i)),
-                (*value, SegmentValue::Exact(i + 1)),
-            ],
-            BLUE.mix(0.6).filled(),
-        )
-    }))?;
-    if let Some(x) = reference {
-        chart.draw_series(std::iter::once(PathElement::new(
-            vec![
-                (x, SegmentValue::Exact(0)),
-                (x, SegmentValue::Exact(bars.len())),
-            ],
-            RED.stroke_width(2),
-        )))?;
-    }
-    root.present()?;
-    Ok(())
 }
 
 fn commit() -> String {

@@ -3,10 +3,13 @@
 //!
 //! ```sh
 //! cargo run --release -p chapter-07 --example report -- --out book/src/appendix [--quick]
+//! cargo run --release -p chapter-07 --example report -- --out book/src/appendix --plots-only
 //! ```
 //!
 //! It writes `tables.md` (Markdown tables, with the machine, the commit and
-//! the date) and two SVG plots into the output folder:
+//! the date), then reads those tables back to draw one SVG plot per table and
+//! to record the figures the prose quotes in `figures.json` (see
+//! `figures.rs`), so a plot or a figure can only show what a table says:
 //!
 //! * Chapter 2: what a switch costs (system call, threads, processes, a
 //!   fiber, a future);
@@ -43,6 +46,8 @@ mod workloads;
 
 #[cfg(not(loom))]
 mod appendix;
+#[cfg(not(loom))]
+mod figures;
 
 #[cfg(not(loom))]
 fn main() -> std::process::ExitCode {

@@ -1,0 +1,377 @@
+//! The appendix's tables read back: one plot per table, and `figures.json`,
+//! the one source of the figures the book's prose quotes.
+//!
+//! `tables.md` is what a run measured. This file parses it (the Markdown
+//! tables this example wrote a moment before, or an earlier run's with
+//! `--plots-only`), draws each table as an SVG plot, and records the
+//! figures the chapters quote (the wake-up across CPUs, the switch costs,
+//! each server's throughput, memory per connection and switches per
+//! message, ...) in `figures.json` as name → value, unit and the command
+//! that measured it. The file also keeps, by hand, each figure's band (the
+//! range the prose states, `low` to `high`) and the quotes: which page
+//! says what about which figure. `book/tests/figures.mjs` checks both ways:
+//! every quote is on its page and inside its figure's band, and every
+//! measured value lies inside its band, so a run that contradicts the prose,
+//! or prose edited away from the measurement, fails the book's tests.
+//!
+//! Book: appendix, "Every benchmark side by side".
+
+use std::collections::BTreeMap;
+use std::error::Error;
+use std::path::Path;
+
+use chapter_01::console::Console;
+use chapter_05::plots::Group;
+use chapter_07::plots;
+use serde_json::{Map, Value, json};
+
+/// One table of `tables.md`: its section heading and its rows' cells.
+struct Table {
+    heading: String,
+    rows: Vec<Vec<String>>,
+}
+
+/// The first line's machine ("AMD EPYC, 2 logical CPUs, ..., Linux 6.18.44")
+/// and every table, in order.
+fn parse(md: &str) -> (String, Vec<Table>) {
+    let machine = md
+        .lines()
+        .next()
+        .and_then(|line| line.split_once("Measured on "))
+        .and_then(|(_, rest)| rest.split_once(", at commit"))
+        .map(|(machine, _)| machine.to_string())
+        .unwrap_or_else(|| "unknown machine".into());
+    let mut tables: Vec<Table> = Vec::new();
+    let mut heading = String::new();
+    for line in md.lines() {
+        if let Some(h) = line.strip_prefix("## ") {
+            heading = h.to_string();
+            continue;
+        }
+        let Some(inner) = line.strip_prefix('|') else {
+            continue;
+        };
+        let cells: Vec<String> = inner
+            .trim_end_matches('|')
+            .split('|')
+            .map(|c| c.trim().to_string())
+            .collect();
+        if cells.iter().all(|c| c.chars().all(|ch| ch == '-')) {
+            continue;
+        }
+        match tables.last_mut() {
+            Some(t) if t.heading == heading => t.rows.push(cells),
+            // The first row of a new table is its header: keep it out.
+            _ => tables.push(Table {
+                heading: heading.clone(),
+                rows: Vec::new(),
+            }),
+        }
+    }
+    (machine, tables)
+}
+
+/// "2.63 µs" → 2630.0 ns; `None` if the cell is not a duration.
+fn duration_ns(cell: &str) -> Option<f64> {
+    let (number, unit) = cell.split_once(' ')?;
+    let x = number_of(number)?;
+    let scale = match unit {
+        "ns" => 1.0,
+        "µs" => 1e3,
+        "ms" => 1e6,
+        "s" => 1e9,
+        _ => return None,
+    };
+    Some(x * scale)
+}
+
+/// "1,000" → 1000.0, "17.66 KiB" → 17.66.
+fn number_of(cell: &str) -> Option<f64> {
+    cell.split_whitespace()
+        .next()?
+        .replace(',', "")
+        .parse()
+        .ok()
+}
+
+fn table<'a>(tables: &'a [Table], starts: &str) -> Option<&'a Table> {
+    tables.iter().find(|t| t.heading.starts_with(starts))
+}
+
+/// The short name of an echo server, from the table's description.
+fn server_key(describe: &str) -> &'static str {
+    match describe.split(':').next().unwrap_or("") {
+        "Ch. 3" => "threads",
+        "Ch. 4" => "epoll",
+        "Ch. 5" => "event_loop",
+        "Ch. 6" => "executor",
+        "Ch. 7" => "rt",
+        _ => "tokio",
+    }
+}
+
+/// Draws the plots from `out/tables.md` and updates `out/figures.json`.
+pub fn draw_and_record(out: &Path, console: &Console) -> Result<(), Box<dyn Error>> {
+    let tables_path = out.join("tables.md");
+    let md = std::fs::read_to_string(&tables_path)
+        .map_err(|err| format!("cannot read {}: {err}", tables_path.display()))?;
+    let (machine, tables) = parse(&md);
+    let mut figures: BTreeMap<String, (f64, &str, String)> = BTreeMap::new();
+    let command = "cargo run --release -p chapter-07 --example report";
+
+    // Chapter 2: one bar per duration row.
+    if let Some(t) = table(&tables, "What a switch costs") {
+        let bars: Vec<(String, f64)> = t
+            .rows
+            .iter()
+            .filter_map(|r| Some((r.first()?.clone(), duration_ns(r.get(1)?)?)))
+            .collect();
+        plots::grouped_bars(
+            &out.join("switch-costs.svg"),
+            "What a switch costs (median; Chapter 2)",
+            "time per operation (log scale)",
+            &["median"],
+            bars.iter()
+                .map(|(name, ns)| Group {
+                    name: name.clone(),
+                    values: vec![*ns],
+                })
+                .collect(),
+            true,
+            plots::ns,
+            &machine,
+        )?;
+        for (label, name, unit, scale) in [
+            ("trivial system call (getppid)", "syscall_ns", "ns", 1.0),
+            ("function call", "function_call_ns", "ns", 1.0),
+            (
+                "thread hand-off, one CPU, futex",
+                "thread_switch_one_cpu_us",
+                "µs",
+                1e-3,
+            ),
+            (
+                "thread hand-off, two CPUs, futex",
+                "wake_cross_cpu_us",
+                "µs",
+                1e-3,
+            ),
+            (
+                "process hand-off, one CPU, futex",
+                "process_switch_one_cpu_us",
+                "µs",
+                1e-3,
+            ),
+            ("fiber switch (raw, inline)", "fiber_switch_ns", "ns", 1.0),
+            ("future resume (one poll)", "future_resume_ns", "ns", 1.0),
+        ] {
+            if let Some((_, ns)) = bars.iter().find(|(l, _)| l == label) {
+                figures.insert(
+                    name.into(),
+                    (ns * scale, unit, format!("{command}: {label}")),
+                );
+            }
+        }
+        if let Some(bytes) = t
+            .rows
+            .iter()
+            .find(|r| r[0] == "size of the yielding future")
+            .and_then(|r| number_of(r.get(1)?))
+        {
+            figures.insert(
+                "yield_future_bytes".into(),
+                (
+                    bytes,
+                    "bytes",
+                    format!("{command}: size of the yielding future"),
+                ),
+            );
+        }
+    }
+
+    // The echo table: throughput, latency, memory and switches.
+    if let Some(t) = table(&tables, "One echo load") {
+        let name = |r: &Vec<String>| server_key(&r[0]).replace('_', "-");
+        let col = |r: &Vec<String>, i: usize| r.get(i).and_then(|c| number_of(c)).unwrap_or(0.0);
+        plots::single_bars(
+            &out.join("echo-throughput.svg"),
+            "Echo throughput, the same load through every server",
+            "messages per second (higher is better)",
+            &t.rows
+                .iter()
+                .map(|r| (name(r), col(r, 2)))
+                .collect::<Vec<_>>(),
+            None,
+            plots::count,
+            &machine,
+        )?;
+        plots::grouped_bars(
+            &out.join("echo-latency.svg"),
+            "Echo latency, the same load through every server",
+            "round-trip latency (lower is better)",
+            &["p50", "p99"],
+            t.rows
+                .iter()
+                .map(|r| Group {
+                    name: name(r),
+                    values: vec![
+                        r.get(3).and_then(|c| duration_ns(c)).unwrap_or(0.0),
+                        r.get(4).and_then(|c| duration_ns(c)).unwrap_or(0.0),
+                    ],
+                })
+                .collect(),
+            false,
+            plots::ns,
+            &machine,
+        )?;
+        plots::single_bars(
+            &out.join("echo-memory.svg"),
+            "Server memory per connection under the same echo load",
+            "resident memory per connection (KiB)",
+            &t.rows
+                .iter()
+                .map(|r| (name(r), col(r, 6)))
+                .collect::<Vec<_>>(),
+            None,
+            |x| format!("{x:.2} KiB"),
+            &machine,
+        )?;
+        for r in &t.rows {
+            let key = server_key(&r[0]);
+            let source = |what: &str| format!("{command}: echo table, {}, {what}", r[0]);
+            figures.insert(
+                format!("echo_{key}_msgs_per_sec"),
+                (col(r, 2), "msgs/s", source("msgs/s")),
+            );
+            figures.insert(
+                format!("echo_{key}_kib_per_connection"),
+                (col(r, 6), "KiB", source("memory per connection")),
+            );
+            figures.insert(
+                format!("echo_{key}_switches_per_message"),
+                (col(r, 7), "switches", source("switches per message")),
+            );
+        }
+    }
+
+    // The scheduler: times on three runtimes, and our ratio to Tokio's.
+    if let Some(t) = table(&tables, "Scheduler workloads") {
+        plots::grouped_bars(
+            &out.join("scheduler-times.svg"),
+            "Tokio's scheduler workloads on three runtimes (median time)",
+            "time per run of the workload (log scale; lower is better)",
+            &["ours", "Tokio", "async-executor"],
+            t.rows
+                .iter()
+                .map(|r| Group {
+                    name: r[0].clone(),
+                    values: (1..=3)
+                        .map(|i| r.get(i).and_then(|c| duration_ns(c)).unwrap_or(0.0))
+                        .collect(),
+                })
+                .collect(),
+            true,
+            plots::ns,
+            &machine,
+        )?;
+        let ratios: Vec<(String, f64)> = t
+            .rows
+            .iter()
+            .map(|r| {
+                (
+                    r[0].clone(),
+                    r.get(4).and_then(|c| number_of(c)).unwrap_or(0.0),
+                )
+            })
+            .collect();
+        plots::single_bars(
+            &out.join("scheduler-vs-tokio.svg"),
+            "Our time over Tokio's per workload (median of per-round ratios)",
+            "ours / Tokio (lower is better; the line at 1 is parity)",
+            &ratios,
+            Some(1.0),
+            plots::ratio,
+            &machine,
+        )?;
+        for (workload, ratio) in &ratios {
+            figures.insert(
+                format!("sched_{workload}_ours_over_tokio"),
+                (
+                    *ratio,
+                    "ratio",
+                    format!("{command}: scheduler table, {workload}"),
+                ),
+            );
+        }
+    }
+
+    // Timers: four lines against the number pending.
+    if let Some(t) = table(&tables, "Timers") {
+        let series = |i: usize| -> Vec<(f64, f64)> {
+            t.rows
+                .iter()
+                .filter_map(|r| Some((number_of(&r[0])?, number_of(r.get(i)?)?)))
+                .collect()
+        };
+        plots::timer_lines(
+            &out.join("timers.svg"),
+            vec![
+                ("wheel: insert + cancel".into(), series(1)),
+                ("heap: insert + cancel".into(), series(2)),
+                ("wheel: insert + fire".into(), series(3)),
+                ("heap: insert + fire".into(), series(4)),
+            ],
+            &machine,
+        )?;
+    }
+
+    record(&out.join("figures.json"), &machine, &md, figures, console)
+}
+
+/// Updates `figures.json`: each measured figure's value, unit and source
+/// are replaced; its band and the quotes are kept (they are the prose's).
+fn record(
+    path: &Path,
+    machine: &str,
+    md: &str,
+    figures: BTreeMap<String, (f64, &str, String)>,
+    console: &Console,
+) -> Result<(), Box<dyn Error>> {
+    let old: Value = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_else(|| json!({}));
+    let mut all: Map<String, Value> = old["figures"].as_object().cloned().unwrap_or_default();
+    for (name, (value, unit, source)) in figures {
+        let value = (value * 1000.0).round() / 1000.0;
+        let entry = all.entry(name.clone()).or_insert_with(|| json!({}));
+        let mut fresh = json!({ "value": value, "unit": unit, "source": source });
+        // A band exists only for a figure the prose quotes (set by hand).
+        if let (Some(low), Some(high)) = (entry["low"].as_f64(), entry["high"].as_f64()) {
+            if value < low || value > high {
+                console.say(format!(
+                    "warning: {name} measured {value} {unit}, outside the {low} to {high} the book quotes: \
+                     update the prose and the band, or rerun"
+                ));
+            }
+            fresh["low"] = json!(low);
+            fresh["high"] = json!(high);
+            if let Some(note) = entry.get("note") {
+                fresh["note"] = note.clone();
+            }
+        }
+        *entry = fresh;
+    }
+    let file = json!({
+        "about": "The figures the book's prose quotes: value (this run), low to high (the band the prose states), \
+                  and where each is quoted. Written by the report example from tables.md; bands and quotes are \
+                  kept by hand; book/tests/figures.mjs checks them.",
+        "measured": md.lines().next().unwrap_or("").trim_matches('*'),
+        "machine": machine,
+        "figures": all,
+        "quotes": old.get("quotes").cloned().unwrap_or_else(|| json!([])),
+    });
+    std::fs::write(path, serde_json::to_string_pretty(&file)? + "\n")
+        .map_err(|err| format!("cannot write {}: {err}", path.display()))?;
+    Ok(())
+}

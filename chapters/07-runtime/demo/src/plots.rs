@@ -1,0 +1,318 @@
+//! SVG plots of the chapter's measurements (the book embeds them).
+//!
+//! The budget's effect on a ticker (`coop`), the timing wheel against
+//! Chapter 5's heap as timers grow (`timers`), and, for the appendix and
+//! the racing page, echo and scheduler results against Tokio. Each reads
+//! the report its experiment returns, so a plot shows exactly the numbers
+//! the table beside it prints. Drawn with Chapter 5's
+//! [`chapter_05::plots`], so every chapter's plots look alike.
+//!
+//! Book: Chapter 7, "The budget" and "Time" pages, and the benchmark
+//! appendix.
+
+use std::io;
+use std::path::Path;
+
+use chapter_01::console::{Report, group_thousands, human_duration_ns};
+use chapter_05::plots::{self, Bars, Group, Lines};
+use serde_json::Value;
+
+fn get(report: &Report, key: &str) -> f64 {
+    report.get(key).and_then(Value::as_f64).unwrap_or(0.0)
+}
+
+/// `coop`: the ticker's lateness percentiles with the budget on and off.
+pub fn coop(path: &Path, report: &Report, machine: &str) -> io::Result<()> {
+    let groups = [
+        ("budget_on", "budget on (128 ops per poll)"),
+        ("budget_off", "budget off"),
+    ]
+    .iter()
+    .map(|(key, name)| Group {
+        name: (*name).to_string(),
+        values: ["p50", "p99", "max"]
+            .iter()
+            .map(|p| get(report, &format!("ticker_lateness_{p}_ms_{key}")))
+            .collect(),
+    })
+    .collect();
+    plots::bars(
+        path,
+        &Bars {
+            title: "A 1 ms ticker beside a socket reader that never waits, one worker",
+            x_desc: "how late the ticker woke (ms, log scale)",
+            series: vec!["p50".into(), "p99".into(), "max".into()],
+            groups,
+            log: true,
+            format: plots::ms,
+            reference: None,
+        },
+        machine,
+    )
+}
+
+/// `timers`: ns per operation of the wheel and the heap against the number
+/// of timers (insert+cancel, and insert+fire).
+pub fn timers(path: &Path, report: &Report, machine: &str) -> io::Result<()> {
+    let series = |prefix: &str| -> Vec<(f64, f64)> {
+        let mut points: Vec<(f64, f64)> = report
+            .fields()
+            .filter_map(|(key, _, value)| {
+                let n: f64 = key.strip_prefix(prefix)?.parse().ok()?;
+                Some((n, value.as_f64()?))
+            })
+            .collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        points
+    };
+    timer_lines(
+        path,
+        vec![
+            ("wheel: insert + cancel".into(), series("wheel_ns_per_op_")),
+            ("heap: insert + cancel".into(), series("heap_ns_per_op_")),
+            ("wheel: insert + fire".into(), series("wheel_fire_ns_")),
+            ("heap: insert + fire".into(), series("heap_fire_ns_")),
+        ],
+        machine,
+    )
+}
+
+/// The timer lines, from (name, points) series.
+pub fn timer_lines(
+    path: &Path,
+    series: Vec<(String, Vec<(f64, f64)>)>,
+    machine: &str,
+) -> io::Result<()> {
+    plots::lines(
+        path,
+        &Lines {
+            title: "Timing wheel against binary heap as timers grow",
+            x_desc: "timers pending (log scale)",
+            y_desc: "ns per operation (log scale)",
+            series,
+            log_y: true,
+        },
+        machine,
+    )
+}
+
+/// Horizontal bars of one value per name (the appendix's echo throughput,
+/// the scheduler ratios), with an optional reference line.
+pub fn single_bars(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    bars: &[(String, f64)],
+    reference: Option<f64>,
+    format: fn(f64) -> String,
+    machine: &str,
+) -> io::Result<()> {
+    plots::bars(
+        path,
+        &Bars {
+            title,
+            x_desc,
+            series: vec![x_desc.to_string()],
+            groups: bars
+                .iter()
+                .map(|(name, value)| Group {
+                    name: name.clone(),
+                    values: vec![*value],
+                })
+                .collect(),
+            log: false,
+            format,
+            reference,
+        },
+        machine,
+    )
+}
+
+/// Grouped bars, several values per name (the scheduler workloads' times
+/// on three runtimes, the switch costs), on a log scale if `log`.
+#[allow(clippy::too_many_arguments)]
+pub fn grouped_bars(
+    path: &Path,
+    title: &str,
+    x_desc: &str,
+    series: &[&str],
+    groups: Vec<Group>,
+    log: bool,
+    format: fn(f64) -> String,
+    machine: &str,
+) -> io::Result<()> {
+    plots::bars(
+        path,
+        &Bars {
+            title,
+            x_desc,
+            series: series.iter().map(|s| s.to_string()).collect(),
+            groups,
+            log,
+            format,
+            reference: None,
+        },
+        machine,
+    )
+}
+
+/// One lane per worker of a [`Trace`](rt::runtime::Trace): polls, parks
+/// and driver turns as bars along a time axis, steals as red ticks. Events
+/// closer than a pixel apart are merged into one bar, so a run of a
+/// hundred thousand polls stays a small file.
+pub fn timeline(
+    path: &Path,
+    trace: &rt::runtime::Trace,
+    title: &str,
+    machine: &str,
+) -> io::Result<()> {
+    use plotters::prelude::*;
+    use rt::runtime::TraceKind;
+    let to_io =
+        |err: &dyn std::fmt::Display| io::Error::other(format!("cannot draw the plot: {err}"));
+    let end_ms = trace
+        .workers
+        .iter()
+        .flatten()
+        .map(|e| (e.start + e.duration).as_secs_f64() * 1e3)
+        .fold(0.001, f64::max);
+    let lanes = trace.workers.len();
+    let root = SVGBackend::new(path, (900, 130 + 70 * lanes as u32)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| to_io(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(format!("{title} ({machine})"), ("sans-serif", 15))
+        .margin(14)
+        .x_label_area_size(40)
+        .y_label_area_size(80)
+        // Room at the right for the legend, past the last event.
+        .build_cartesian_2d(0.0..end_ms * 1.22, 0.0..lanes as f64)
+        .map_err(|e| to_io(&e))?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(lanes * 2 + 1)
+        .y_label_formatter(&|y| {
+            let lane = (y - 0.5).round();
+            if (y - 0.5 - lane).abs() < 1e-6 && lane >= 0.0 && (lane as usize) < lanes {
+                format!("worker {}", lanes - 1 - lane as usize)
+            } else {
+                String::new()
+            }
+        })
+        .x_desc("time since the runtime started (ms)")
+        .draw()
+        .map_err(|e| to_io(&e))?;
+    let pixel = end_ms / 800.0;
+    let kinds: [(&str, RGBColor, f64, f64); 3] = [
+        ("polls", RGBColor(0, 114, 178), 0.15, 0.85),
+        ("parked", RGBColor(190, 190, 190), 0.35, 0.65),
+        ("driver turns", RGBColor(0, 158, 115), 0.05, 0.15),
+    ];
+    for (k, (name, color, lo, hi)) in kinds.iter().enumerate() {
+        let mut bars = Vec::new();
+        for (w, events) in trace.workers.iter().enumerate() {
+            let row = (lanes - 1 - w) as f64;
+            let mut open: Option<(f64, f64)> = None;
+            for e in events {
+                let which = match e.kind {
+                    TraceKind::Poll { .. } => 0,
+                    TraceKind::Park => 1,
+                    TraceKind::Driver => 2,
+                    TraceKind::Steal { .. } => continue,
+                };
+                if which != k {
+                    continue;
+                }
+                let a = e.start.as_secs_f64() * 1e3;
+                let b = a + (e.duration.as_secs_f64() * 1e3).max(pixel * 0.5);
+                open = match open {
+                    Some((s, t)) if a - t < pixel => Some((s, t.max(b))),
+                    Some(bar) => {
+                        bars.push((bar, row));
+                        Some((a, b))
+                    }
+                    None => Some((a, b)),
+                };
+            }
+            if let Some(bar) = open {
+                bars.push((bar, row));
+            }
+        }
+        let color = *color;
+        chart
+            .draw_series(bars.into_iter().map(|((a, b), row)| {
+                Rectangle::new([(a, row + lo), (b, row + hi)], color.filled())
+            }))
+            .map_err(|e| to_io(&e))?
+            .label(*name)
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
+    }
+    let steals: Vec<(f64, f64)> = trace
+        .workers
+        .iter()
+        .enumerate()
+        .flat_map(|(w, events)| {
+            events
+                .iter()
+                .filter(|e| matches!(e.kind, TraceKind::Steal { .. }))
+                .map(move |e| (e.start.as_secs_f64() * 1e3, (lanes - 1 - w) as f64))
+        })
+        .collect();
+    chart
+        .draw_series(steals.into_iter().map(|(t, row)| {
+            PathElement::new([(t, row + 0.88), (t, row + 0.98)], RED.stroke_width(2))
+        }))
+        .map_err(|e| to_io(&e))?
+        .label("steals")
+        .legend(|(x, y)| PathElement::new([(x + 7, y - 6), (x + 7, y + 6)], RED.stroke_width(2)));
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperRight)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK.mix(0.4))
+        .draw()
+        .map_err(|e| to_io(&e))?;
+    root.present().map_err(|e| to_io(&e))
+}
+
+/// Writes a duration given in ns.
+pub fn ns(x: f64) -> String {
+    human_duration_ns(x)
+}
+
+/// Writes a count with thousands separators.
+pub fn count(x: f64) -> String {
+    group_thousands(x.round())
+}
+
+/// Writes a ratio.
+pub fn ratio(x: f64) -> String {
+    format!("{x:.2}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coop_and_timer_plots_are_svg() {
+        let dir = std::env::temp_dir().join(format!("ch07-plots-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut report = Report::new("coop");
+        for key in ["budget_on", "budget_off"] {
+            for p in ["p50", "p99", "max"] {
+                report.add(&format!("ticker_lateness_{p}_ms_{key}"), p, 1.5);
+            }
+        }
+        coop(&dir.join("c.svg"), &report, "test").unwrap();
+        let mut report = Report::new("timers");
+        for n in [1_000, 10_000] {
+            report.add(&format!("wheel_ns_per_op_{n}"), "w", 40.0);
+            report.add(&format!("heap_ns_per_op_{n}"), "h", 90.0);
+        }
+        timers(&dir.join("t.svg"), &report, "test").unwrap();
+        let svg = std::fs::read_to_string(dir.join("t.svg")).unwrap();
+        assert!(svg.contains("wheel: insert + cancel") && svg.contains("<svg"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
