@@ -11,14 +11,10 @@
 //! * [`cancel`]: a `select!` loop that loses data, and the same loop fixed;
 //! * [`echo`]: the echo server that Chapter 3's load generator drives;
 //! * [`graceful`]: the same server, shut down gracefully on Ctrl-C;
-<<<<<<< Updated upstream
-//! * [`metrics_json`]: a metrics snapshot as one JSON object, for `--json`;
-//! * [`plots`]: SVG plots of the experiments, for the book.
-=======
 //! * [`hyper_rt`]: hyper's runtime traits implemented on `rt`, and
 //!   [`http`]: the capstone's HTTP server, generic over the runtime;
-//! * [`metrics_json`]: a metrics snapshot as one JSON object, for `--json`.
->>>>>>> Stashed changes
+//! * [`metrics_json`]: a metrics snapshot as one JSON object, for `--json`;
+//! * [`plots`]: SVG plots of the experiments, for the book.
 //!
 //! The comparisons against Tokio and async-executor need those crates, which
 //! are dev-dependencies only, so they live in `examples/compare/`.
@@ -29,12 +25,9 @@ pub mod cancel;
 pub mod echo;
 pub mod experiments;
 pub mod graceful;
-<<<<<<< Updated upstream
-pub mod plots;
-=======
 pub mod http;
 pub mod hyper_rt;
->>>>>>> Stashed changes
+pub mod plots;
 pub mod top;
 
 use rt::runtime::MetricsSnapshot;
