@@ -20,13 +20,13 @@
 
 pub mod broadcast;
 pub mod mpsc;
-pub mod oneshot;
-pub mod watch;
 mod mutex;
 mod notify;
+pub mod oneshot;
 mod rwlock;
 mod semaphore;
 mod wait_list;
+pub mod watch;
 pub use mutex::{Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
 pub use notify::{Notified, Notify};
 pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
