@@ -8,6 +8,7 @@
 //! cargo run --release -p chapter-07 --example compare -- timers [--quick] [--json]
 //! cargo run --release -p chapter-07 --example compare -- sync [--json] [--rounds N]
 //! cargo run --release -p chapter-07 --example compare -- channels [--json] [--rounds N]
+//! cargo run --release -p chapter-07 --example compare -- http [--duration 10] [--rounds 3] [--idle 1000] [--json]
 //! ```
 //!
 //! Tokio and async-executor are dev-dependencies of the chapter, used only
@@ -17,6 +18,8 @@
 mod channels;
 #[cfg(not(loom))]
 mod echo;
+#[cfg(not(loom))]
+mod http;
 #[cfg(not(loom))]
 mod runtimes;
 #[cfg(not(loom))]
@@ -39,7 +42,7 @@ fn main() {}
 
 #[cfg(not(loom))]
 mod app {
-    use super::{channels, echo, scheduler, sync, timers, workloads};
+    use super::{channels, echo, http, scheduler, sync, timers, workloads};
     use chapter_01::console::{Console, exit_code, parse_args};
     use clap::{Parser, Subcommand, ValueEnum};
     use std::net::SocketAddr;
@@ -141,6 +144,24 @@ mod app {
             /// Worker threads per runtime (default: logical CPUs)
             #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
             workers: Option<u16>,
+        },
+        /// The HTTP server (hyper) on ours and Tokio, each in its own process, under wrk
+        Http {
+            /// Print one JSON object instead of a table
+            #[arg(long)]
+            json: bool,
+            /// Seconds per wrk run
+            #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=3600))]
+            duration: u64,
+            /// Rounds, alternating which runtime goes first
+            #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=100))]
+            rounds: u16,
+            /// wrk's connection counts
+            #[arg(long, value_delimiter = ',', default_value = "50,1000")]
+            connections: Vec<u32>,
+            /// Idle keep-alive connections for the memory measurement (0: skip)
+            #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=15_000))]
+            idle: u64,
         },
         /// Run one echo server (the harness starts these as child processes)
         #[command(hide = true)]
@@ -307,6 +328,26 @@ mod app {
                     sample: Duration::from_millis(30),
                 };
                 let report = sync::run(&console, &config);
+                if json {
+                    println!("{}", serde_json::to_string_pretty(&report)?);
+                }
+                Ok(())
+            }
+            Experiment::Http {
+                json,
+                duration,
+                rounds,
+                connections,
+                idle,
+            } => {
+                let console = Console::new(json);
+                let config = http::Config {
+                    connections,
+                    duration: Duration::from_secs(duration),
+                    rounds: usize::from(rounds),
+                    idle: idle as usize,
+                };
+                let report = http::compare(&console, &config)?;
                 if json {
                     println!("{}", serde_json::to_string_pretty(&report)?);
                 }
