@@ -312,6 +312,66 @@ pub const EXERCISES: &[Exercise] = &[
                `LongPoll { task: self.name.clone(), duration }` to `self.reports.lock().unwrap()`. \
                Return `result`.",
     },
+    Exercise {
+        name: "ch07_rotating_join",
+        title: "a join of two futures that takes turns at being polled first",
+        hint: "Write a helper `poll_side(future: &mut Option<Pin<Box<F>>>, out: &mut \
+               Option<F::Output>, cx)`: `if let Some(f) = future` and `f.as_mut().poll(cx)` is \
+               Ready(v), set `*out = Some(v)` and `*future = None`. In `poll`, `let this = \
+               self.get_mut();`, call it for a then b when `this.a_first`, else b then a; then \
+               `this.a_first = !this.a_first`. If both outputs are Some, `take()` them and \
+               return Ready((a, b)); otherwise Pending.",
+    },
+    Exercise {
+        name: "ch07_select_two",
+        title: "race two futures, report the winner and drop the loser at once",
+        hint: "`let this = self.get_mut();` then `let (Some(a), Some(b)) = (this.a.as_mut(), \
+               this.b.as_mut()) else { panic!(\"polled after completion\") };`. If \
+               `Pin::new(a).poll(cx)` is Ready(out): set `this.a = None; this.b = None;` and \
+               return Ready(Either::Left(out)). Then the same for b with Right. Otherwise \
+               Pending.",
+    },
+    Exercise {
+        name: "ch07_paused_timeout",
+        title: "run a one-hour timeout on a paused runtime clock in no time",
+        hint: "`let runtime = rt::runtime::Builder::new_current_thread().start_paused(true)\
+               .build().unwrap();` then `runtime.block_on(async move { let start = \
+               Instant::now(); let result = rt::time::timeout(limit, make()).await; (result, \
+               start.elapsed()) })`. `Instant` is `rt::time::Instant`: the runtime's clock, \
+               which auto-advance moves to the timer's deadline when nothing else can run.",
+    },
+    Exercise {
+        name: "ch07_counting_semaphore",
+        title: "a fair counting semaphore whose cancelled acquire gives back what it got",
+        hint: "hand_out: `let mut left = n;` and `while let Some(front) = \
+               self.queue.front_mut()`: stop when left is 0; give `left.min(front.wanted - \
+               front.assigned)`; when the front has all it wanted, `pop_front` it, insert its \
+               id in `granted` and keep its waker. Finally `self.available += left`. poll: on \
+               the first poll take `available.min(wanted)`; Ready if that is all, else \
+               push_back a Waiter. Later: `granted.remove(&id)` means Ready. drop: give back \
+               `wanted` if granted, the entry's `assigned` if still queued (`position` then \
+               `remove`), via `hand_out`; wake after the guard is dropped.",
+    },
+    Exercise {
+        name: "ch07_notify_permit",
+        title: "Notify's stored permit, so a notification before the wait is not lost",
+        hint: "notify_one: `match state.waiters.pop_front() { Some((id, waker)) => { \
+               state.notified.insert(id); drop(state); waker.wake(); } None => state.permit = \
+               true }`. poll: with `self.id` None, if `state.permit` set it false and return \
+               Ready; else push_back `(next_id, cx.waker().clone())`, bump next_id, remember \
+               the id, Pending. With Some(id): `state.notified.remove(&id)` means Ready; else \
+               find its entry and `clone_from` the new waker, Pending.",
+    },
+    Exercise {
+        name: "ch07_joinset_fail_fast",
+        title: "run work on a JoinSet: every output, or the first error with the rest aborted",
+        hint: "Keep `outputs: Vec<Option<T>>`, one None per piece, and `set.spawn(async move \
+               { (index, future.await) })` for each. `while let Some(joined) = \
+               set.join_next().await`: `Err(e)` is a panic, `resume_unwind(e.into_panic())`; \
+               `Ok((i, Ok(v)))` sets `outputs[i] = Some(v)`; `Ok((_, Err(e)))`: \
+               `set.shutdown().await` (abort all, wait for them) and `return Err(e)`. At the \
+               end, unwrap every output.",
+    },
 ];
 
 /// The exercise called `name`.

@@ -1,0 +1,41 @@
+//! Reference solution for ch07_joinset_fail_fast.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use rt::task::JoinSet;
+
+/// One piece of work: a boxed future that may fail.
+pub type Work<T, E> = Pin<Box<dyn Future<Output = Result<T, E>> + Send + 'static>>;
+
+/// Runs every piece of work as a task; all outputs in input order, or the
+/// first error after the rest were aborted and have stopped.
+pub async fn fail_fast<T, E>(work: Vec<Work<T, E>>) -> Result<Vec<T>, E>
+where
+    T: Send + 'static,
+    E: Send + 'static,
+{
+    let mut set = JoinSet::new();
+    let mut outputs: Vec<Option<T>> = Vec::with_capacity(work.len());
+    for (index, future) in work.into_iter().enumerate() {
+        outputs.push(None);
+        set.spawn(async move { (index, future.await) });
+    }
+    while let Some(joined) = set.join_next().await {
+        let (index, result) = match joined {
+            Ok(pair) => pair,
+            Err(error) => std::panic::resume_unwind(error.into_panic()),
+        };
+        match result {
+            Ok(value) => outputs[index] = Some(value),
+            Err(error) => {
+                set.shutdown().await;
+                return Err(error);
+            }
+        }
+    }
+    Ok(outputs
+        .into_iter()
+        .map(|output| output.expect("every task returned"))
+        .collect())
+}

@@ -1,0 +1,25 @@
+//! Reference solution for ch07_paused_timeout.
+
+use std::future::Future;
+use std::time::Duration;
+
+use rt::time::{Elapsed, Instant};
+
+/// Runs the future `make` returns under a `limit` timeout on a fresh
+/// current-thread runtime started paused.
+pub fn run_paused<F, M>(limit: Duration, make: M) -> (Result<F::Output, Elapsed>, Duration)
+where
+    M: FnOnce() -> F,
+    F: Future,
+{
+    let runtime = rt::runtime::Builder::new_current_thread()
+        .enable_all()
+        .start_paused(true)
+        .build()
+        .expect("a paused current-thread runtime");
+    runtime.block_on(async move {
+        let start = Instant::now();
+        let result = rt::time::timeout(limit, make()).await;
+        (result, start.elapsed())
+    })
+}
