@@ -11,7 +11,10 @@
 //!
 //! Memory per idle keep-alive connection: `--idle N` connections each send
 //! one request and then stay open, silent; the server's VmRSS (from
-//! `/proc/PID/status`) after, minus before, over N.
+//! `/proc/PID/status`) after, minus before, over N. The connections come
+//! from this process and the server is another, so 10,000 of them need
+//! 10,000 descriptors on each side (under a limit of 20,000) and 10,000 of
+//! loopback's 28,232 ephemeral ports (32768 to 60999).
 //!
 //! Book: "Serving HTTP on the runtime we built" (ch08-http.md).
 

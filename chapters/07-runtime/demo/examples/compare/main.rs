@@ -8,7 +8,7 @@
 //! cargo run --release -p chapter-07 --example compare -- timers [--quick] [--json]
 //! cargo run --release -p chapter-07 --example compare -- sync [--json] [--rounds N]
 //! cargo run --release -p chapter-07 --example compare -- channels [--json] [--rounds N]
-//! cargo run --release -p chapter-07 --example compare -- http [--duration 10] [--rounds 3] [--idle 1000] [--json]
+//! cargo run --release -p chapter-07 --example compare -- http [--duration 10] [--rounds 3] [--idle 10000] [--json]
 //! ```
 //!
 //! Tokio and async-executor are dev-dependencies of the chapter, used only
@@ -160,7 +160,7 @@ mod app {
             #[arg(long, value_delimiter = ',', default_value = "50,1000")]
             connections: Vec<u32>,
             /// Idle keep-alive connections for the memory measurement (0: skip)
-            #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(0..=15_000))]
+            #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(0..=15_000))]
             idle: u64,
         },
         /// Run one echo server (the harness starts these as child processes)
