@@ -5,18 +5,23 @@
 //! reader can use: `Runtime::new()?.block_on(async { rt::spawn(...).await })`.
 //!
 //! * [`task`]: a task is one allocation with an atomic state word; wakers
-//!   are task pointers; [`JoinHandle`](task::JoinHandle) and
-//!   [`JoinError`](task::JoinError);
+//!   are task pointers; [`JoinHandle`](task::JoinHandle),
+//!   [`JoinError`](task::JoinError), [`JoinSet`](task::JoinSet),
+//!   [`AbortHandle`](task::AbortHandle), task ids, task-local values and
+//!   `block_in_place`;
 //! * `scheduler`: per-worker lock-free run queues with work stealing, the
 //!   LIFO slot, the inject queue, searching and parking;
-//! * [`runtime`]: [`Builder`], [`Runtime`], [`Handle`], [`spawn`], metrics;
-//! * [`sync`]: `oneshot` and a bounded `mpsc`;
+//! * [`runtime`]: [`Builder`] (multi-thread or current-thread), [`Runtime`],
+//!   [`Handle`], [`spawn`], metrics, shutdown, and a per-worker trace;
+//! * [`sync`]: `oneshot`, `mpsc` (bounded and unbounded), `watch`,
+//!   `broadcast`, `Semaphore`, `Mutex`, `RwLock`, `Notify`;
 //! * [`net`]: `TcpListener` and `TcpStream` on the I/O driver (`io/`),
 //!   edge-triggered epoll through mio, with a readiness tick per socket;
 //!   also `TcpSocket`, `UdpSocket`, `UnixListener`/`UnixStream`, with
 //!   [`io::Interest`] and [`io::Ready`] for `ready`/`try_read`;
 //! * [`signal`]: `ctrl_c()` through a self-pipe on the I/O driver;
-//! * [`time`]: `sleep`, `timeout`, `interval` on a hierarchical timing wheel;
+//! * [`time`]: `sleep`, `timeout`, `interval` on a hierarchical timing wheel,
+//!   and a clock a test can pause (`time::pause`, `advance`);
 //! * the cooperative budget (`task/coop.rs`) and `task::spawn_blocking`
 //!   (`blocking/`);
 //! * for programs: `#[rt::main]`, `#[rt::test]`, [`join!`], [`try_join!`]

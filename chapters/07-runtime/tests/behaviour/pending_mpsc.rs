@@ -1,6 +1,7 @@
 //! Needs `mpsc::Sender::closed(&self)` (Tokio: `pub async fn closed(&self)`),
 //! `Sender::capacity(&self) -> usize` and `Sender::max_capacity(&self) -> usize`.
-//! Compiled against Tokio only until rt has them (see behaviour_rt.rs).
+//! Once compiled against Tokio only; rt has these APIs now, and every
+//! entry file of the suite compiles this module.
 
 use crate::behaviour::limit;
 use crate::{rt, shim};

@@ -1,7 +1,8 @@
 //! Needs `TcpStream::readable(&self) -> io::Result<()>` (Tokio: `pub async
 //! fn readable(&self) -> io::Result<()>`) and `TcpStream::try_read(&self,
 //! buf: &mut [u8]) -> io::Result<usize>`, so that two tasks can wait on one
-//! shared stream. Compiled against Tokio only until rt has them.
+//! shared stream. Compiled into every entry file of the suite now that rt
+//! has them.
 
 use crate::behaviour::limit;
 use crate::{rt, shim};

@@ -1,7 +1,8 @@
 //! Needs `time::MissedTickBehavior` (Tokio: `pub enum MissedTickBehavior
 //! { Burst, Delay, Skip }`, `Burst` the default) and
 //! `Interval::missed_tick_behavior(&self) -> MissedTickBehavior`.
-//! Compiled against Tokio only until rt has them (see behaviour_rt.rs).
+//! Once compiled against Tokio only; rt has these APIs now, and every
+//! entry file of the suite compiles this module.
 
 use crate::behaviour::limit;
 use crate::{rt, shim};
