@@ -168,6 +168,9 @@ enum Command {
         /// Records the peer sends to each reader.
         #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
         records: u32,
+        /// Also draw the bytes lost as an SVG plot into this directory.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<std::path::PathBuf>,
     },
 }
 
@@ -321,8 +324,19 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             if quick { 50 } else { probes as usize },
             &intervals,
         )?,
-        Some(Command::Cancel { records }) => {
-            chapter_07::cancel::cancel(&console, if quick { records.min(100) } else { records })?
+        Some(Command::Cancel { records, plot }) => {
+            let report = chapter_07::cancel::cancel(
+                &console,
+                if quick { records.min(100) } else { records },
+            )?;
+            plot_into(
+                &console,
+                plot,
+                "cancel-lost-bytes.svg",
+                &report,
+                chapter_07::plots::cancel,
+            )?;
+            report
         }
     };
     console.finish(&report)?;

@@ -156,6 +156,33 @@ pub fn grouped_bars(
     )
 }
 
+/// `cancel`: the bytes each reader lost, the naive `select!` loop against
+/// the fixed one.
+pub fn cancel(path: &Path, report: &Report, machine: &str) -> io::Result<()> {
+    let title = format!(
+        "Bytes lost of {} sent: select! over read_exact against a ticker, and fixed",
+        group_thousands(get(report, "sent_bytes"))
+    );
+    single_bars(
+        path,
+        &title,
+        "bytes lost (bytes)",
+        &[
+            (
+                "naive (read_exact in select!)".to_string(),
+                get(report, "naive_lost_bytes"),
+            ),
+            (
+                "fixed (state outside, one read)".to_string(),
+                get(report, "fixed_lost_bytes"),
+            ),
+        ],
+        None,
+        count,
+        machine,
+    )
+}
+
 /// One lane per worker of a [`Trace`](rt::runtime::Trace): polls, parks
 /// and driver turns as bars along a time axis, steals as red ticks. Events
 /// closer than a pixel apart are merged into one bar, so a run of a

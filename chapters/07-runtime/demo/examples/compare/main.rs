@@ -21,6 +21,8 @@ mod echo;
 #[cfg(not(loom))]
 mod http;
 #[cfg(not(loom))]
+mod plot;
+#[cfg(not(loom))]
 mod runtimes;
 #[cfg(not(loom))]
 mod scheduler;
@@ -42,7 +44,7 @@ fn main() {}
 
 #[cfg(not(loom))]
 mod app {
-    use super::{channels, echo, http, scheduler, sync, timers, workloads};
+    use super::{channels, echo, http, plot, scheduler, sync, timers, workloads};
     use chapter_01::console::{Console, exit_code, parse_args};
     use clap::{Parser, Subcommand, ValueEnum};
     use std::net::SocketAddr;
@@ -132,6 +134,9 @@ mod app {
             /// Worker threads per runtime (default: logical CPUs)
             #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
             workers: Option<u16>,
+            /// Also draw the results as an SVG plot into this directory
+            #[arg(long, value_name = "DIR")]
+            plot: Option<std::path::PathBuf>,
         },
         /// Mutex, semaphore (and std::sync::Mutex) on both runtimes
         Sync {
@@ -144,6 +149,9 @@ mod app {
             /// Worker threads per runtime (default: logical CPUs)
             #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
             workers: Option<u16>,
+            /// Also draw the results as an SVG plot into this directory
+            #[arg(long, value_name = "DIR")]
+            plot: Option<std::path::PathBuf>,
         },
         /// The HTTP server (hyper) on ours and Tokio, each in its own process, under wrk
         Http {
@@ -162,6 +170,9 @@ mod app {
             /// Idle keep-alive connections for the memory measurement (0: skip)
             #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(0..=15_000))]
             idle: u64,
+            /// Also draw requests/s and p99 as SVG plots into this directory
+            #[arg(long, value_name = "DIR")]
+            plot: Option<std::path::PathBuf>,
         },
         /// Run one echo server (the harness starts these as child processes)
         #[command(hide = true)]
@@ -299,6 +310,7 @@ mod app {
                 rounds,
                 messages,
                 workers,
+                plot,
             } => {
                 let console = Console::new(json);
                 let config = channels::Config {
@@ -309,6 +321,10 @@ mod app {
                     messages: messages as usize,
                 };
                 let report = channels::compare(&console, &config);
+                if let Some(dir) = plot {
+                    let path = plot::channels(&dir, &report)?;
+                    console.say(format!("Wrote {}", path.display()));
+                }
                 if json {
                     println!("{}", serde_json::to_string_pretty(&report)?);
                 }
@@ -318,6 +334,7 @@ mod app {
                 json,
                 rounds,
                 workers,
+                plot,
             } => {
                 let console = Console::new(json);
                 let config = sync::Config {
@@ -328,6 +345,10 @@ mod app {
                     sample: Duration::from_millis(30),
                 };
                 let report = sync::run(&console, &config);
+                if let Some(dir) = plot {
+                    let path = plot::sync(&dir, &report)?;
+                    console.say(format!("Wrote {}", path.display()));
+                }
                 if json {
                     println!("{}", serde_json::to_string_pretty(&report)?);
                 }
@@ -339,6 +360,7 @@ mod app {
                 rounds,
                 connections,
                 idle,
+                plot,
             } => {
                 let console = Console::new(json);
                 let config = http::Config {
@@ -348,6 +370,11 @@ mod app {
                     idle: idle as usize,
                 };
                 let report = http::compare(&console, &config)?;
+                if let Some(dir) = plot {
+                    for path in plot::http(&dir, &report)? {
+                        console.say(format!("Wrote {}", path.display()));
+                    }
+                }
                 if json {
                     println!("{}", serde_json::to_string_pretty(&report)?);
                 }
