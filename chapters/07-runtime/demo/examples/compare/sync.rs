@@ -54,16 +54,30 @@ pub enum Primitive {
     SemaphoreContended,
     StdMutexUncontended,
     StdMutexContended,
-    // The channel benchmarks (mpsc, JoinSet) go here.
+    /// Spawn `ops` tasks into a `JoinSet` and join them all.
+    JoinSet,
+    /// One sender, a bounded channel of 256.
+    MpscBounded1,
+    /// Eight senders, a bounded channel of 256.
+    MpscBounded8,
+    /// One sender, an unbounded channel.
+    MpscUnbounded1,
+    /// Eight senders, an unbounded channel.
+    MpscUnbounded8,
 }
 
-const ALL: [Primitive; 6] = [
+const ALL: [Primitive; 11] = [
     Primitive::MutexUncontended,
     Primitive::MutexContended,
     Primitive::SemaphoreUncontended,
     Primitive::SemaphoreContended,
     Primitive::StdMutexUncontended,
     Primitive::StdMutexContended,
+    Primitive::JoinSet,
+    Primitive::MpscBounded1,
+    Primitive::MpscBounded8,
+    Primitive::MpscUnbounded1,
+    Primitive::MpscUnbounded8,
 ];
 
 impl Primitive {
@@ -75,16 +89,22 @@ impl Primitive {
             Primitive::SemaphoreContended => "semaphore_contended",
             Primitive::StdMutexUncontended => "std_mutex_uncontended",
             Primitive::StdMutexContended => "std_mutex_contended",
+            Primitive::JoinSet => "joinset_spawn_join",
+            Primitive::MpscBounded1 => "mpsc_bounded_1_sender",
+            Primitive::MpscBounded8 => "mpsc_bounded_8_senders",
+            Primitive::MpscUnbounded1 => "mpsc_unbounded_1_sender",
+            Primitive::MpscUnbounded8 => "mpsc_unbounded_8_senders",
         }
     }
 }
 
 /// The same workload code for both runtimes; only the lock types differ.
 macro_rules! workloads {
-    ($module:ident, $($sync:ident)::+) => {
+    ($module:ident, $($sync:ident)::+, $($task:ident)::+) => {
         mod $module {
             use super::*;
-            use $($sync)::+::{Mutex, Semaphore};
+            use $($sync)::+::{Mutex, Semaphore, mpsc};
+            use $($task)::+::JoinSet;
             use std::sync::Arc;
 
             /// Runs `ops` operations of `primitive` in tasks on `spawner`.
@@ -163,14 +183,69 @@ macro_rules! workloads {
                         }).await;
                         assert_eq!(*mutex.lock().unwrap(), (each * CONTENDERS) as u64);
                     }
+                    Primitive::JoinSet => {
+                        spawner.spawn(async move {
+                            let mut set = JoinSet::new();
+                            for i in 0..ops as u64 {
+                                set.spawn(async move { black_box(i) });
+                            }
+                            let mut total = 0;
+                            while let Some(output) = set.join_next().await {
+                                total += output.unwrap();
+                            }
+                            assert_eq!(total, (ops as u64) * (ops as u64 - 1) / 2);
+                        }).await
+                    }
+                    Primitive::MpscBounded1 | Primitive::MpscBounded8 => {
+                        let senders = if primitive == Primitive::MpscBounded1 { 1 } else { 8 };
+                        let (tx, mut rx) = mpsc::channel::<u64>(256);
+                        let each = ops / senders;
+                        for _ in 0..senders {
+                            let tx = tx.clone();
+                            spawner.spawn_detached(async move {
+                                for i in 0..each as u64 {
+                                    tx.send(i).await.unwrap();
+                                }
+                            });
+                        }
+                        drop(tx);
+                        spawner.spawn(async move {
+                            let mut received = 0;
+                            while rx.recv().await.is_some() {
+                                received += 1;
+                            }
+                            assert_eq!(received, each * senders);
+                        }).await
+                    }
+                    Primitive::MpscUnbounded1 | Primitive::MpscUnbounded8 => {
+                        let senders = if primitive == Primitive::MpscUnbounded1 { 1 } else { 8 };
+                        let (tx, mut rx) = mpsc::unbounded_channel::<u64>();
+                        let each = ops / senders;
+                        for _ in 0..senders {
+                            let tx = tx.clone();
+                            spawner.spawn_detached(async move {
+                                for i in 0..each as u64 {
+                                    tx.send(i).unwrap();
+                                }
+                            });
+                        }
+                        drop(tx);
+                        spawner.spawn(async move {
+                            let mut received = 0;
+                            while rx.recv().await.is_some() {
+                                received += 1;
+                            }
+                            assert_eq!(received, each * senders);
+                        }).await
+                    }
                 }
             }
         }
     };
 }
 
-workloads!(ours_locks, rt::sync);
-workloads!(tokio_locks, tokio::sync);
+workloads!(ours_locks, rt::sync, rt::task);
+workloads!(tokio_locks, tokio::sync, tokio::task);
 
 /// Spawns [`CONTENDERS`] tasks made by `task` and waits for all.
 async fn contend<S, F, Fut>(spawner: &S, task: F)
