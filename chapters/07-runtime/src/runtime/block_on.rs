@@ -17,9 +17,9 @@
 //! Book: Chapter 7, "Many workers, one runtime", and "Writing programs on
 //! the runtime".
 
-use crate::loom::{AtomicBool, Ordering, fence};
+use crate::loom::{AtomicBool, Ordering};
 use crate::scheduler::park::{Parker, Unparker};
-use crate::scheduler::{self, CurrentThread};
+use crate::scheduler::{self, CurrentThread, NOTIFIED, PARKED};
 use crate::task::coop;
 use std::future::Future;
 use std::pin::pin;
@@ -91,12 +91,12 @@ impl Wake for MainWaker {
     }
 
     fn wake_by_ref(self: &Arc<Self>) {
-        self.woken.store(true, Ordering::SeqCst);
-        // As `schedule_task`: publish, then look whether the driver sleeps.
-        fence(Ordering::SeqCst);
-        if self.current().parked.load(Ordering::SeqCst) {
-            self.handle.driver.unpark();
-        }
+        // As `schedule_task`: publish, then notify. (A swap rather than a
+        // store: the driving thread consumes the flag with a swap, and the
+        // loom model below holds only with read-modify-writes on both
+        // sides.)
+        self.woken.swap(true, Ordering::AcqRel);
+        self.current().notify(&self.handle.driver);
     }
 }
 
@@ -125,7 +125,7 @@ pub(crate) fn block_on_current_thread<F: Future>(
     let budget = (!handle.config.disable_coop_budget).then_some(coop::BUDGET);
     let interval = handle.config.event_interval as usize;
     loop {
-        if main.woken.swap(false, Ordering::SeqCst)
+        if main.woken.swap(false, Ordering::AcqRel)
             && let Poll::Ready(output) = coop::with_budget(budget, || future.as_mut().poll(&mut cx))
         {
             return output;
@@ -158,17 +158,16 @@ pub(crate) fn block_on_current_thread<F: Future>(
 /// With time paused, jump to the next timer instead of sleeping for it.
 // ANCHOR: park_current_thread
 fn park(handle: &scheduler::Handle, current: &CurrentThread, main: &MainWaker) {
-    current.parked.store(true, Ordering::SeqCst);
-    // Pairs with the fences of `schedule_task` and `MainWaker::wake`.
-    fence(Ordering::SeqCst);
-    if !main.woken.load(Ordering::SeqCst) && handle.inject.is_empty() {
+    // Announce the sleep and learn, in the same atomic step, whether work
+    // was published since we last looked; if so, go and look instead.
+    if current.state.swap(PARKED, Ordering::AcqRel) & NOTIFIED == 0 {
         let mut driver = handle.driver.driver.lock();
         if handle.driver.time.clock().is_paused() {
             // First collect what I/O is ready; if that readied nothing,
             // the next timer is the next thing that can happen: advance
             // to it. (No timer at all: wait for I/O or a wake.)
             driver.park(&handle.driver, Some(std::time::Duration::ZERO));
-            let idle = !main.woken.load(Ordering::SeqCst) && handle.inject.is_empty();
+            let idle = !main.woken.load(Ordering::Acquire) && handle.inject.is_empty();
             if idle && !handle.driver.time.auto_advance() {
                 driver.park(&handle.driver, None);
             }
@@ -176,6 +175,74 @@ fn park(handle: &scheduler::Handle, current: &CurrentThread, main: &MainWaker) {
             driver.park(&handle.driver, None);
         }
     }
-    current.parked.store(false, Ordering::SeqCst);
+    // Awake: clear both bits. Reading a NOTIFIED here synchronizes with its
+    // publisher, so the loop that follows sees what was published; a later
+    // notification finds the word clear and stays for the next park.
+    current.state.swap(0, Ordering::AcqRel);
 }
 // ANCHOR_END: park_current_thread
+
+#[cfg(all(test, loom))]
+mod loom_current_thread {
+    use super::*;
+    use crate::loom::thread;
+    use crate::runtime::Builder;
+
+    fn current_thread() -> Arc<scheduler::Handle> {
+        let runtime = Builder::new_current_thread().build().unwrap();
+        let handle = runtime.handle().inner.clone();
+        // Keep the runtime's state; the model ends before anything needs it.
+        std::mem::forget(runtime);
+        handle
+    }
+
+    /// The driving thread decides to sleep while another thread wakes the
+    /// `block_on` future: either it sees the wake before it sleeps, or the
+    /// waker sees it parked and wakes the driver. Never neither (loom
+    /// reports a deadlock if the driving thread sleeps for ever).
+    #[test]
+    fn loom_a_remote_wake_reaches_the_parking_driver() {
+        loom::model(|| {
+            let handle = current_thread();
+            let main = Arc::new(MainWaker {
+                woken: AtomicBool::new(false),
+                handle: handle.clone(),
+            });
+            let waker = {
+                let main = main.clone();
+                thread::spawn(move || main.wake_by_ref())
+            };
+            let current = handle.current_thread.as_ref().unwrap();
+            while !main.woken.swap(false, Ordering::AcqRel) {
+                park(&handle, current, &main);
+            }
+            waker.join().unwrap();
+        });
+    }
+
+    /// The same race with a task scheduled from another thread (the
+    /// `schedule_task` side of the protocol).
+    #[test]
+    fn loom_a_remote_spawn_reaches_the_parking_driver() {
+        loom::model(|| {
+            let handle = current_thread();
+            let main = Arc::new(MainWaker {
+                woken: AtomicBool::new(false),
+                handle: handle.clone(),
+            });
+            let spawner = {
+                let handle = handle.clone();
+                thread::spawn(move || {
+                    drop(handle.spawn(async {}, std::panic::Location::caller()));
+                })
+            };
+            let current = handle.current_thread.as_ref().unwrap();
+            while handle.inject.is_empty() {
+                park(&handle, current, &main);
+            }
+            spawner.join().unwrap();
+            // Run it, so the model ends with no task alive.
+            handle.inject.pop().unwrap().run();
+        });
+    }
+}

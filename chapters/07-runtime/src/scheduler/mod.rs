@@ -84,14 +84,35 @@ pub(crate) struct Config {
     pub(crate) start_paused: bool,
 }
 
+/// The driving thread sleeps in the driver (see [`CurrentThread::state`]).
+pub(crate) const PARKED: usize = 1;
+/// Work was published since the driving thread last looked.
+pub(crate) const NOTIFIED: usize = 2;
+
+impl CurrentThread {
+    /// Work was published (a task queued, the `block_on` future woken):
+    /// tell the driving thread, waking it if it sleeps.
+    // ANCHOR: notify_current_thread
+    pub(crate) fn notify(&self, driver: &driver::Shared) {
+        if self.state.fetch_or(NOTIFIED, Ordering::AcqRel) & PARKED != 0 {
+            driver.unpark();
+        }
+    }
+    // ANCHOR_END: notify_current_thread
+}
+
 /// What the current-thread flavour adds to the shared state: its tasks run
 /// on whichever thread is in `block_on`, which sleeps in the driver when
 /// there is nothing to run.
 pub(crate) struct CurrentThread {
-    /// The driving thread is asleep in the driver (or about to be): a task
-    /// scheduled now must wake it. While it runs, scheduling costs no
-    /// system call.
-    pub(crate) parked: crate::loom::AtomicBool,
+    /// `PARKED`: the driving thread sleeps in the driver (or is about to):
+    /// whoever publishes work must wake it. `NOTIFIED`: work was published
+    /// since the driving thread last looked. One word, changed only by
+    /// read-modify-writes, so the two sides' updates are totally ordered:
+    /// either the sleeper sees `NOTIFIED` and does not sleep, or the
+    /// publisher sees `PARKED` and wakes it. While the thread runs,
+    /// scheduling costs one uncontended atomic and no system call.
+    pub(crate) state: crate::loom::AtomicUsize,
     /// Held by the thread that drives the tasks; a second thread in
     /// `block_on` at the same time only polls its own future.
     pub(crate) core: Mutex<()>,
@@ -204,15 +225,7 @@ impl Handle {
         self.inject.push(task);
         match &self.current_thread {
             None => self.notify_parked(),
-            Some(current) => {
-                // Pairs with the fence in the driving thread's park: we
-                // published the task before reading `parked`; it published
-                // `parked` before looking at the queue.
-                fence(Ordering::SeqCst);
-                if current.parked.load(Ordering::SeqCst) {
-                    self.driver.unpark();
-                }
-            }
+            Some(current) => current.notify(&self.driver),
         }
     }
     // ANCHOR_END: schedule_task
@@ -369,7 +382,7 @@ pub(crate) fn create(
         tracer: (trace_capacity > 0)
             .then(|| trace::Tracer::new(num_workers.max(1), trace_capacity)),
         current_thread: current_thread.then(|| CurrentThread {
-            parked: crate::loom::AtomicBool::new(false),
+            state: crate::loom::AtomicUsize::new(0),
             core: Mutex::new(()),
         }),
     });
