@@ -20,7 +20,7 @@ const EXPECTED: [(&str, usize, usize); 5] = [
 ];
 
 #[test]
-#[cfg_attr(miri, ignore = "opens loopback sockets, which Miri's isolation refuses")]
+#[cfg_attr(miri, ignore = "opens loopback sockets, refused by Miri's isolation")]
 fn the_futures_weigh_what_the_book_quotes() {
     let s = chapter_06::sizes::measure().expect("loopback sockets");
     let measured = [
