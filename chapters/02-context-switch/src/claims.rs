@@ -75,9 +75,11 @@ fn cycles(cpu: &CpuFeatures, ns: f64) -> String {
 pub fn judge(f: &Figures) -> Vec<Verdict> {
     let mut verdicts = Vec::new();
 
-    // 1. Registers. Our fiber switch saves and restores exactly the registers
-    // a call must preserve; the kernel saves more (all general registers,
-    // the vector state) but its whole switch is the upper bound.
+    // 1. Registers. Our fiber switch saves and restores only the registers a
+    // call must preserve that the code around it still needs (the compiler
+    // saves those it chose; the switch itself saves rbp, rbx and its resume
+    // address); the kernel saves more (all general registers, the vector
+    // state) but its whole switch is the upper bound.
     let green_cycles = f.cpu.cycles(f.green_switch_ns);
     let in_range = green_cycles.is_none_or(|c| (10.0..=1000.0).contains(&c));
     verdicts.push(Verdict {
@@ -88,7 +90,7 @@ pub fn judge(f: &Figures) -> Vec<Verdict> {
             Outcome::Partly
         },
         evidence: format!(
-            "saving and restoring the callee-saved registers and switching stacks took {} \
+            "saving and restoring the live callee-saved registers and switching stacks took {} \
              ({:.1} ns) in our fiber switch, while a whole kernel switch between threads took {} \
              ({:.0} ns): the register work is a small part of a kernel switch",
             cycles(&f.cpu, f.green_switch_ns),

@@ -362,6 +362,11 @@ fn sweep_json(points: &[SweepPoint]) -> Value {
 }
 
 /// `green-switch`: the hand-written fiber switch, raw and scheduled.
+///
+/// The comparison with a production switch, `corosensei`'s, is an example of
+/// its own (`cargo run --release -p chapter-02 --example fiber_race`):
+/// `corosensei` is only a dev-dependency of this chapter, which this binary
+/// cannot use.
 pub fn green_switch(console: &Console, sizes: Sizes) -> Outcome {
     console.say(format!(
         "Hand-written fibers: {} raw round trips and {} scheduled yields per fiber, {} runs each",
@@ -370,27 +375,42 @@ pub fn green_switch(console: &Console, sizes: Sizes) -> Outcome {
     let raw = repeat(sizes.runs, || {
         green_switch::raw_switch_ns(sizes.green_round_trips, Routine::Inline)
     })?;
+    let saving_all = repeat(sizes.runs, || {
+        green_switch::raw_switch_ns(sizes.green_round_trips, Routine::SavingAll)
+    })?;
     let by_call = repeat(sizes.runs, || {
         green_switch::raw_switch_ns(sizes.green_round_trips, Routine::ByCall)
     })?;
     let scheduled = repeat(sizes.runs, || {
         green_switch::scheduler_yield_ns(sizes.green_yields)
     })?;
-    console.say(format!("  raw switch, inline, jmp       {}", spread(&raw)));
+    console.say(format!("  raw switch, live registers     {}", spread(&raw)));
     console.say(format!(
-        "  raw switch, naked call, ret   {}",
+        "  raw switch, saving all, jmp    {}",
+        spread(&saving_all)
+    ));
+    console.say(format!(
+        "  raw switch, naked call, ret    {}",
         spread(&by_call)
     ));
     console.say(format!(
-        "  yield through the scheduler   {}",
+        "  yield through the scheduler    {}",
         spread(&scheduled)
     ));
+    console.say(
+        "  against corosensei's switch: cargo run --release -p chapter-02 --example fiber_race",
+    );
     let mut report = Report::new("green-switch");
     report
         .add(
             "green_switch_ns",
             "fiber switch (raw, inline)",
             raw.median_ns(),
+        )
+        .add(
+            "green_switch_saving_all_ns",
+            "fiber switch (raw, saving all registers)",
+            saving_all.median_ns(),
         )
         .add(
             "green_switch_by_call_ns",

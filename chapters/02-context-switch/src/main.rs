@@ -62,7 +62,7 @@ enum Command {
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1000))]
         repetitions: Option<u32>,
     },
-    /// A hand-written stackful fiber switch (assembly), raw and through a scheduler.
+    /// A hand-written stackful fiber switch (assembly), raw and through a scheduler (against corosensei's: --example fiber_race).
     GreenSwitch,
     /// A stackless switch: resuming a future that yields.
     FutureSwitch,

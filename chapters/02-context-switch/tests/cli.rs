@@ -43,6 +43,7 @@ fn the_quick_demo_prints_every_key_and_judges_four_claims() {
         "thread_switch_same_cpu_ns",
         "process_switch_same_cpu_ns",
         "green_switch_ns",
+        "green_switch_saving_all_ns",
         "green_switch_by_call_ns",
         "green_yield_ns",
         "future_resume_ns",
