@@ -76,8 +76,8 @@ pub struct Context {
 pub type Entry = unsafe extern "C" fn(arg: *mut u8) -> !;
 
 impl Context {
-    /// Bytes of the initial frame [`Context::prepare`] writes at the top of
-    /// the stack.
+    /// The most bytes [`Context::prepare`] or [`Context::prepare_full`]
+    /// writes at the top of the stack (the full frame is the larger).
     pub const INITIAL_FRAME_BYTES: usize = arch::FULL_FRAME_BYTES;
 
     /// Builds, at the top of the stack that ends (exclusively) at
@@ -120,13 +120,16 @@ impl Context {
             Frame::Full => arch::FULL_FRAME_BYTES,
         };
         let sp = top - bytes;
-        // SAFETY: the caller guarantees `FULL_FRAME_BYTES` (the larger)
-        // writable bytes below `stack_top`; `sp` is 8-byte aligned, so every
-        // u64 slot is aligned.
+        // SAFETY: the caller guarantees `INITIAL_FRAME_BYTES` writable bytes
+        // below `stack_top`, at least either frame's size; `sp` is 8-byte
+        // aligned, so every u64 slot is aligned.
         unsafe { arch::write_initial_frame(sp as *mut u64, entry, arg, frame) };
         Context { sp }
     }
 }
+
+// `INITIAL_FRAME_BYTES` covers both frames.
+const _: () = assert!(arch::FULL_FRAME_BYTES >= arch::LIVE_FRAME_BYTES);
 
 /// Which routine a fresh frame is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,6 +175,7 @@ pub unsafe fn switch(from: *mut Context, to: *const Context) {
 ///
 /// As for [`switch`], except that `to` must have been saved by this routine
 /// or [`switch_by_call`], or prepared by [`Context::prepare_full`].
+#[inline(always)]
 pub unsafe fn switch_saving_all(from: *mut Context, to: *const Context) {
     // SAFETY: as in `switch`.
     unsafe {
