@@ -83,3 +83,5 @@ mod ch07_steal_half;
 mod ch07_wake_while_running;
 #[path = "ch07/wheel_slot.rs"]
 mod ch07_wheel_slot;
+#[path = "ch08/hyper_read.rs"]
+mod ch08_hyper_read;

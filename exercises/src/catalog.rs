@@ -372,6 +372,19 @@ pub const EXERCISES: &[Exercise] = &[
                `set.shutdown().await` (abort all, wait for them) and `return Err(e)`. At the \
                end, unwrap every output.",
     },
+    Exercise {
+        name: "ch08_hyper_read",
+        title: "hyper's Read for a stream, given its AsyncRead: fill the cursor by exactly what arrived",
+        hint: "`let len = buf.remaining().min(64 * 1024); let dst = \
+               buf.initialize_unfilled_to(len);` gives you initialized room inside hyper's \
+               buffer. `let n = std::task::ready!(Pin::new(&mut self.0).poll_read(cx, dst))?;` \
+               returns early on Pending and on an error, before anything is marked. If `n > \
+               len`, return `Err(io::Error::new(io::ErrorKind::InvalidData, ...))`; otherwise \
+               `unsafe { buf.advance(n) }` (those bytes were initialized, then written) and \
+               `Poll::Ready(Ok(()))`. `n == 0` needs nothing special: nothing filled is how \
+               hyper sees the end. (Safe instead: read into a `[u8; 8192]`, then \
+               `buf.put_slice(&mine[..n])`.)",
+    },
 ];
 
 /// The exercise called `name`.
