@@ -37,8 +37,10 @@
 //!
 //! * **Data.** When the stream returns `Ready(Ok(n))` with `n > 0`, the
 //!   cursor is advanced by exactly `n`, holding those bytes in order, and
-//!   `poll_read` returns `Ready(Ok(()))`. Ask the stream for at least one
-//!   byte and for no more than `buf.remaining()`.
+//!   `poll_read` returns `Ready(Ok(()))`.
+//! * **How much to ask for.** Never more than `buf.remaining()`, and at
+//!   least `buf.remaining().min(8192)`: a read should be able to take what
+//!   a socket holds, not a few bytes per system call.
 //! * **End of stream.** `Ready(Ok(0))` from the stream is `Ready(Ok(()))`
 //!   with nothing filled: that is how hyper learns the peer has gone.
 //! * **Not yet.** `Pending` from the stream is `Pending`, with nothing

@@ -382,7 +382,8 @@ pub const EXERCISES: &[Exercise] = &[
                len`, return `Err(io::Error::new(io::ErrorKind::InvalidData, ...))`; otherwise \
                `unsafe { buf.advance(n) }` (those bytes were initialized, then written) and \
                `Poll::Ready(Ok(()))`. `n == 0` needs nothing special: nothing filled is how \
-               hyper sees the end. (Safe instead: read into a `[u8; 8192]`, then \
+               hyper sees the end. (Safe instead: read into `&mut mine[..len]` of a \
+               `[u8; 8192]`, with `len = buf.remaining().min(8192)`, then \
                `buf.put_slice(&mine[..n])`.)",
     },
 ];
