@@ -23,13 +23,14 @@
 //!   cursor's first `len` bytes is not yet initialized (safe code; hyper
 //!   hands each read a fresh cursor, so that is usually all `len` of them:
 //!   a reason not to ask for much more than a socket holds) and returns
-//!   them as a `&mut [u8]`: read straight into hyper's buffer. Then mark the `n`
-//!   bytes that arrived: `unsafe { buf.advance(n) }`. `advance` is `unsafe`
-//!   because hyper will read those bytes as `u8`s, so it trusts you that
-//!   they are initialized; the argument is "they lie within the `len` bytes
-//!   just initialized". (`unsafe { buf.as_mut() }` gives the raw
-//!   `&mut [MaybeUninit<u8>]` too, but `AsyncRead` cannot take it: making a
-//!   `&mut [u8]` of uninitialized bytes is undefined behaviour, even if
+//!   them as a `&mut [u8]`: read straight into hyper's buffer. Then mark
+//!   the `n` bytes that arrived: `unsafe { buf.advance(n) }`. `advance` is
+//!   `unsafe` because hyper will read those bytes as `u8`s, so it trusts
+//!   you that they are initialized; the argument is "they lie within the
+//!   `len` bytes just initialized". (`unsafe { buf.as_mut() }` gives the raw
+//!   `&mut [MaybeUninit<u8>]` too, but `AsyncRead` cannot take it: a
+//!   `&mut [u8]` over uninitialized bytes breaks `std`'s rules
+//!   (`slice::from_raw_parts_mut` requires initialized values) even if
 //!   nobody reads them. It is for readers that write through raw pointers,
 //!   as the kernel's `read(2)` does.)
 //!
@@ -58,7 +59,8 @@
 //! hyper's server over `rt`'s TCP sockets: a GET, a 1 MiB POST echoed back,
 //! two requests on one kept-alive connection, and clients that hang up
 //! halfway. (The chapter's own adapter, `RtIo` in
-//! `chapters/07-runtime/demo/src/hyper_rt.rs`, is one answer: try first.)
+//! `chapters/07-runtime/demo/src/hyper_rt.rs`, takes the no-copy way but
+//! trusts the stream's `n`; try on your own first.)
 //!
 //! Check: `cargo test -p exercises ch08_hyper_read`. Hint:
 //! `cargo run -p exercises -- hint ch08_hyper_read`.
