@@ -202,12 +202,15 @@ mod ch08_hyper_read {
         assert!(poll_once(&mut io, &mut buf, &mut cx).is_pending());
         assert_eq!(buf.filled(), b"", "Pending must fill nothing");
         assert_eq!(io.0.wakers.len(), 1, "the stream must have been polled");
-        assert!(
-            io.0.wakers[0].will_wake(&waker),
+        // Waking what the stream kept must wake the caller. (Counted rather
+        // than compared with `will_wake`, which compares vtable addresses:
+        // Miri may give each use of a vtable its own address, and did.)
+        io.0.wakers.pop().unwrap().wake();
+        assert_eq!(
+            wakes.0.load(std::sync::atomic::Ordering::SeqCst),
+            1,
             "the stream must get the caller's waker, to wake hyper when bytes come"
         );
-        io.0.wakers.pop().unwrap().wake();
-        assert_eq!(wakes.0.load(std::sync::atomic::Ordering::SeqCst), 1);
         assert!(matches!(
             poll_once(&mut io, &mut buf, &mut cx),
             Poll::Ready(Ok(()))
@@ -281,7 +284,7 @@ mod ch08_hyper_read {
         assert_eq!(io.0.asked, [5], "lend the stream all of a small cursor");
         assert_eq!(buf.filled(), b"hello", "a full cursor is a good read");
         // The rest comes with the next read, into a fresh buffer.
-        let mut large = vec![MaybeUninit::<u8>::uninit(); 1 << 20];
+        let mut large = Box::<[u8]>::new_uninit_slice(1 << 20);
         let mut buf = ReadBuf::uninit(&mut large);
         assert!(matches!(
             poll_once(&mut io, &mut buf, &mut cx),
