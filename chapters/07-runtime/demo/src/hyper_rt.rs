@@ -50,8 +50,17 @@ impl<S: AsyncRead + Unpin> Read for RtIo<S> {
         // Safe: hyper zeroes whatever of these `len` bytes was uninitialized.
         let dst = buf.initialize_unfilled_to(len);
         let n = futures::ready!(Pin::new(&mut self.0).poll_read(cx, dst))?;
-        // SAFETY: the first `n <= len` bytes of the cursor were initialized by
-        // `initialize_unfilled_to(len)` above and then filled by the read.
+        // `AsyncRead` is a safe trait: a faulty implementation may claim
+        // more bytes than it was lent, and `advance` does not check. Refuse
+        // rather than let hyper read bytes nobody wrote.
+        if n > len {
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("the stream reported {n} bytes read into a {len}-byte buffer"),
+            )));
+        }
+        // SAFETY: the first `len` bytes of the cursor were initialized by
+        // `initialize_unfilled_to(len)` above, and `n <= len` (just checked).
         unsafe { buf.advance(n) };
         Poll::Ready(Ok(()))
     }
