@@ -1,4 +1,7 @@
-//! Non-blocking I/O on the runtime's driver.
+//! Non-blocking I/O on the runtime's driver, and the Tokio-shaped API a
+//! program uses on top of it.
+//!
+//! The driver:
 //!
 //! * `scheduled_io`: one socket's readiness word (with its tick) and wakers;
 //! * `driver`: the `mio::Poll`, the token table, one turn of the event loop;
@@ -7,7 +10,43 @@
 //! * [`Interest`] and [`Ready`]: the public names for what `ready()` waits
 //!   for and what it saw (Tokio's `tokio::io::{Interest, Ready}`).
 //!
-//! Book: Chapter 7, "The I/O driver".
+//! What a program calls, under Tokio's names (`tokio::io::…` becomes
+//! `rt::io::…`):
+//!
+//! * the extension traits [`AsyncReadExt`], [`AsyncWriteExt`] and
+//!   [`AsyncBufReadExt`]: `read`, `read_exact`, `read_to_end`, `read_u32`,
+//!   `write_all`, `flush`, `shutdown`, `read_line`, `lines().next_line()`…,
+//!   each an `async`-style method that returns a small future
+//!   (`read_ext.rs`, `write_ext.rs`, `buf_read_ext.rs`, `lines.rs`);
+//! * buffering: [`BufReader`], [`BufWriter`], [`BufStream`];
+//! * plumbing: [`copy`], [`copy_buf`], [`copy_bidirectional`] (`copy.rs`),
+//!   [`split`] into [`ReadHalf`]/[`WriteHalf`] (`split.rs`), the in-memory
+//!   pipe [`duplex`] (`duplex.rs`), the devices [`empty`], [`sink`],
+//!   [`repeat`] (`devices.rs`), and [`stdin`], [`stdout`], [`stderr`] on the
+//!   blocking pool (`stdio.rs`).
+//!
+//! # The one place rt differs from Tokio
+//!
+//! The traits underneath, [`AsyncRead`], [`AsyncWrite`] and
+//! [`AsyncBufRead`], are the `futures::io` traits, re-exported. Every rt
+//! stream implements them, and so do the adapters that let hyper run on rt,
+//! so the runtime keeps them. Tokio defines its own three traits, which
+//! differ in two signatures:
+//!
+//! * `poll_read` takes `&mut [u8]` and returns the count read, where
+//!   Tokio's takes a `ReadBuf` (a buffer that tracks how much of itself is
+//!   initialised and filled) and returns `()`;
+//! * the write side's last method is `poll_close` where Tokio's is
+//!   `poll_shutdown`; [`AsyncWriteExt::shutdown`] calls `poll_close`.
+//!
+//! A program that only *uses* streams (calls the ext methods, `copy`,
+//! `split`) does not see the difference; a program that *implements*
+//! `AsyncRead` by hand writes the `futures` signature. One caution: do not
+//! import `futures::io::AsyncReadExt` and `rt::io::AsyncReadExt` in the same
+//! scope, since both name a `read` method on the same types and the call is
+//! then ambiguous.
+//!
+//! Book: Chapter 7, "The I/O driver" and "Sockets" (the extension traits).
 
 pub(crate) mod driver;
 mod interest;
@@ -16,5 +55,32 @@ pub(crate) mod registration;
 pub(crate) mod scheduled_io;
 pub(crate) mod timerfd;
 
+mod buf_read_ext;
+mod buf_stream;
+mod copy;
+mod devices;
+mod duplex;
+mod lines;
+mod read_ext;
+mod split;
+mod stdio;
+mod write_ext;
+
 pub use interest::Interest;
 pub use ready::Ready;
+
+pub use futures::io::{AsyncBufRead, AsyncRead, AsyncWrite};
+// Tokio's `BufReader`, `BufWriter`, `Take` and `Chain` have the same
+// constructors and accessors as these; they are reused from `futures::io`.
+pub use futures::io::{BufReader, BufWriter, Chain, Take};
+
+pub use buf_read_ext::AsyncBufReadExt;
+pub use buf_stream::BufStream;
+pub use copy::{copy, copy_bidirectional, copy_buf};
+pub use devices::{Empty, Repeat, Sink, empty, repeat, sink};
+pub use duplex::{DuplexStream, duplex};
+pub use lines::{Lines, Split};
+pub use read_ext::{AsyncReadExt, ReadExact, ReadInt};
+pub use split::{ReadHalf, WriteHalf, split};
+pub use stdio::{Stderr, Stdin, Stdout, stderr, stdin, stdout};
+pub use write_ext::{AsyncWriteExt, Shutdown, WriteInt};

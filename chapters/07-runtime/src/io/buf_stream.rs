@@ -1,0 +1,100 @@
+//! [`BufStream`]: a stream buffered both ways, a
+//! [`BufReader`](crate::io::BufReader) around a
+//! [`BufWriter`](crate::io::BufWriter) around the stream, as Tokio's is.
+//! Reads come out of one buffer, writes gather in the other until
+//! `flush`.
+//!
+//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+
+use futures::io::{AsyncBufRead, AsyncRead, AsyncWrite, BufReader, BufWriter};
+use std::io::{self, IoSlice};
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// A stream with a read buffer and a write buffer.
+#[derive(Debug)]
+pub struct BufStream<RW> {
+    inner: BufReader<BufWriter<RW>>,
+}
+
+impl<RW: AsyncRead + AsyncWrite> BufStream<RW> {
+    /// Wraps `stream` with buffers of the default size (8 KiB each).
+    pub fn new(stream: RW) -> Self {
+        BufStream {
+            inner: BufReader::new(BufWriter::new(stream)),
+        }
+    }
+
+    /// Wraps `stream` with a read buffer of `reader_capacity` bytes and a
+    /// write buffer of `writer_capacity` bytes.
+    pub fn with_capacity(reader_capacity: usize, writer_capacity: usize, stream: RW) -> Self {
+        BufStream {
+            inner: BufReader::with_capacity(
+                reader_capacity,
+                BufWriter::with_capacity(writer_capacity, stream),
+            ),
+        }
+    }
+
+    /// The stream underneath.
+    pub fn get_ref(&self) -> &RW {
+        self.inner.get_ref().get_ref()
+    }
+
+    /// The stream underneath, mutably; reading or writing it directly
+    /// bypasses the buffers.
+    pub fn get_mut(&mut self) -> &mut RW {
+        self.inner.get_mut().get_mut()
+    }
+
+    /// The stream; buffered bytes not yet read or flushed are lost.
+    pub fn into_inner(self) -> RW {
+        self.inner.into_inner().into_inner()
+    }
+}
+
+impl<RW: AsyncRead + AsyncWrite + Unpin> AsyncRead for BufStream<RW> {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_read(cx, buf)
+    }
+}
+
+impl<RW: AsyncRead + AsyncWrite + Unpin> AsyncBufRead for BufStream<RW> {
+    fn poll_fill_buf(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<&[u8]>> {
+        Pin::new(&mut self.get_mut().inner).poll_fill_buf(cx)
+    }
+
+    fn consume(mut self: Pin<&mut Self>, amt: usize) {
+        Pin::new(&mut self.inner).consume(amt)
+    }
+}
+
+impl<RW: AsyncRead + AsyncWrite + Unpin> AsyncWrite for BufStream<RW> {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.inner).poll_write_vectored(cx, bufs)
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_flush(cx)
+    }
+
+    fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.inner).poll_close(cx)
+    }
+}

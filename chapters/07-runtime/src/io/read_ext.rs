@@ -1,0 +1,278 @@
+//! `AsyncReadExt`: Tokio's reading methods, on every `AsyncRead`.
+//!
+//! The trait a stream implements has one method, `poll_read`: "copy what
+//! you have into this buffer, or register my waker and say `Pending`". That
+//! is the right shape for a runtime and the wrong one for a program, which
+//! wants `let n = stream.read(&mut buf).await?`. The *extension trait*
+//! bridges the two: it is implemented once for every `AsyncRead` (a blanket
+//! impl), and each of its methods returns a small hand-written future that
+//! calls `poll_read` until its job is done. `read_exact`'s future below is
+//! the whole pattern in a dozen lines: its state is how much of the buffer
+//! is already filled, and each poll carries on from there.
+//!
+//! The futures borrow the reader (`&'a mut R`) and poll it through
+//! `Pin::new`, so, as in Tokio, the methods need `Self: Unpin`; a reader
+//! that is not `Unpin` is pinned first (`Box::pin`, `std::pin::pin!`).
+//!
+//! Where `futures::io` already has a future with Tokio's output type
+//! (`read`, `read_to_end`, `read_to_string`, `take`, `chain`), it is reused.
+//!
+//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+
+use futures::io::{AsyncRead, Chain, Read, ReadToEnd, ReadToString, Take};
+use std::future::Future;
+use std::io;
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+/// One method per integer type: a [`ReadInt`] of the type's size that
+/// decodes with `$from` (`from_be_bytes` or `from_le_bytes`). End of file
+/// part-way is `UnexpectedEof`, as for `read_exact`.
+macro_rules! read_int {
+    ($($(#[$doc:meta])* fn $name:ident -> $ty:ty = $from:ident;)*) => {
+        $(
+            $(#[$doc])*
+            ///
+            /// End of file before the last byte is an error of kind
+            /// [`UnexpectedEof`](io::ErrorKind::UnexpectedEof). Reading
+            /// more than one byte is not cancel safe: dropped part-way,
+            /// the bytes already read are lost.
+            fn $name(&mut self) -> ReadInt<'_, Self, $ty>
+            where
+                Self: Unpin,
+            {
+                ReadInt::new(self, size_of::<$ty>(), |bytes| {
+                    <$ty>::$from(bytes.try_into().expect("ReadInt passes exactly the type's size"))
+                })
+            }
+        )*
+    };
+}
+
+/// Reading methods for every [`AsyncRead`], with Tokio's names and
+/// signatures (`tokio::io::AsyncReadExt`).
+///
+/// ```
+/// use rt::io::{AsyncReadExt, AsyncWriteExt};
+///
+/// # rt::Runtime::new().unwrap().block_on(async {
+/// let (mut a, mut b) = rt::io::duplex(64);
+/// a.write_u32(7).await?;
+/// a.write_all(b"hi").await?;
+/// assert_eq!(b.read_u32().await?, 7);
+/// let mut two = [0u8; 2];
+/// b.read_exact(&mut two).await?;
+/// assert_eq!(&two, b"hi");
+/// # Ok::<(), std::io::Error>(())
+/// # }).unwrap();
+/// ```
+pub trait AsyncReadExt: AsyncRead {
+    /// Reads some bytes into `buf` and returns how many: at most
+    /// `buf.len()`, and 0 only at end of file (or if `buf` is empty).
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: if the future is dropped before it completes (another
+    /// branch of `select!` won), no data was read.
+    fn read<'a>(&'a mut self, buf: &'a mut [u8]) -> Read<'a, Self>
+    where
+        Self: Unpin,
+    {
+        futures::io::AsyncReadExt::read(self, buf)
+    }
+
+    /// Reads exactly `buf.len()` bytes and returns that count. End of file
+    /// before the buffer is full is an error of kind
+    /// [`UnexpectedEof`](io::ErrorKind::UnexpectedEof); the contents of
+    /// `buf` are then unspecified.
+    ///
+    /// # Cancel safety
+    ///
+    /// Not cancel safe: dropped part-way, the bytes already read are in
+    /// `buf` but the caller cannot know how many.
+    fn read_exact<'a>(&'a mut self, buf: &'a mut [u8]) -> ReadExact<'a, Self>
+    where
+        Self: Unpin,
+    {
+        ReadExact {
+            reader: self,
+            buf,
+            filled: 0,
+        }
+    }
+
+    /// Reads until end of file, appending to `buf`; returns the number of
+    /// bytes appended. On an error the bytes read so far stay in `buf`.
+    ///
+    /// # Cancel safety
+    ///
+    /// Not cancel safe as a way of reading a whole stream: bytes read before
+    /// the future was dropped are in `buf`, and the stream is part-consumed.
+    fn read_to_end<'a>(&'a mut self, buf: &'a mut Vec<u8>) -> ReadToEnd<'a, Self>
+    where
+        Self: Unpin,
+    {
+        futures::io::AsyncReadExt::read_to_end(self, buf)
+    }
+
+    /// Reads until end of file, appending to `buf`; returns the number of
+    /// bytes appended. If the bytes are not valid UTF-8, returns an error of
+    /// kind [`InvalidData`](io::ErrorKind::InvalidData) and leaves `buf` as
+    /// it was.
+    ///
+    /// # Cancel safety
+    ///
+    /// Not cancel safe: bytes read before the future was dropped are lost.
+    fn read_to_string<'a>(&'a mut self, buf: &'a mut String) -> ReadToString<'a, Self>
+    where
+        Self: Unpin,
+    {
+        futures::io::AsyncReadExt::read_to_string(self, buf)
+    }
+
+    /// A reader that yields at most `limit` bytes of this one, then end of
+    /// file.
+    fn take(self, limit: u64) -> Take<Self>
+    where
+        Self: Sized,
+    {
+        futures::io::AsyncReadExt::take(self, limit)
+    }
+
+    /// A reader that yields all of this one, then all of `next`.
+    fn chain<R: AsyncRead>(self, next: R) -> Chain<Self, R>
+    where
+        Self: Sized,
+    {
+        futures::io::AsyncReadExt::chain(self, next)
+    }
+
+    read_int! {
+        /// Reads one byte. Cancel safe: the byte is either read whole or not
+        /// at all.
+        fn read_u8 -> u8 = from_be_bytes;
+        /// Reads one signed byte. Cancel safe, as [`read_u8`](Self::read_u8).
+        fn read_i8 -> i8 = from_be_bytes;
+    }
+
+    read_int! {
+        /// Reads a big-endian `u16`.
+        fn read_u16 -> u16 = from_be_bytes;
+        /// Reads a big-endian `i16`.
+        fn read_i16 -> i16 = from_be_bytes;
+        /// Reads a big-endian `u32`.
+        fn read_u32 -> u32 = from_be_bytes;
+        /// Reads a big-endian `i32`.
+        fn read_i32 -> i32 = from_be_bytes;
+        /// Reads a big-endian `u64`.
+        fn read_u64 -> u64 = from_be_bytes;
+        /// Reads a big-endian `i64`.
+        fn read_i64 -> i64 = from_be_bytes;
+        /// Reads a big-endian `u128`.
+        fn read_u128 -> u128 = from_be_bytes;
+        /// Reads a big-endian `i128`.
+        fn read_i128 -> i128 = from_be_bytes;
+        /// Reads a big-endian `f32`.
+        fn read_f32 -> f32 = from_be_bytes;
+        /// Reads a big-endian `f64`.
+        fn read_f64 -> f64 = from_be_bytes;
+        /// Reads a little-endian `u16`.
+        fn read_u16_le -> u16 = from_le_bytes;
+        /// Reads a little-endian `i16`.
+        fn read_i16_le -> i16 = from_le_bytes;
+        /// Reads a little-endian `u32`.
+        fn read_u32_le -> u32 = from_le_bytes;
+        /// Reads a little-endian `i32`.
+        fn read_i32_le -> i32 = from_le_bytes;
+        /// Reads a little-endian `u64`.
+        fn read_u64_le -> u64 = from_le_bytes;
+        /// Reads a little-endian `i64`.
+        fn read_i64_le -> i64 = from_le_bytes;
+        /// Reads a little-endian `u128`.
+        fn read_u128_le -> u128 = from_le_bytes;
+        /// Reads a little-endian `i128`.
+        fn read_i128_le -> i128 = from_le_bytes;
+        /// Reads a little-endian `f32`.
+        fn read_f32_le -> f32 = from_le_bytes;
+        /// Reads a little-endian `f64`.
+        fn read_f64_le -> f64 = from_le_bytes;
+    }
+}
+
+/// Every `AsyncRead`, sized or not, gets the methods.
+impl<R: AsyncRead + ?Sized> AsyncReadExt for R {}
+
+/// The future of [`AsyncReadExt::read_exact`].
+// ANCHOR: read_exact
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct ReadExact<'a, R: ?Sized> {
+    reader: &'a mut R,
+    buf: &'a mut [u8],
+    /// How much of `buf` earlier polls filled: the future's whole state.
+    filled: usize,
+}
+
+impl<R: AsyncRead + Unpin + ?Sized> Future for ReadExact<'_, R> {
+    type Output = io::Result<usize>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let this = &mut *self; // only references inside: the future is Unpin
+        while this.filled < this.buf.len() {
+            // `Pending` here returns from `poll` with `filled` kept: the
+            // next poll, after the waker fires, carries on where this left.
+            let rest = &mut this.buf[this.filled..];
+            let n = ready!(Pin::new(&mut *this.reader).poll_read(cx, rest))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "early eof: the stream ended before the buffer was full",
+                )));
+            }
+            this.filled += n;
+        }
+        Poll::Ready(Ok(this.filled))
+    }
+}
+// ANCHOR_END: read_exact
+
+/// The future of `read_u8` … `read_f64_le`: [`ReadExact`] into a small
+/// array, then a decode.
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct ReadInt<'a, R: ?Sized, T> {
+    reader: &'a mut R,
+    /// Room for the largest type, `u128`.
+    buf: [u8; 16],
+    /// The type's size in bytes.
+    len: usize,
+    filled: usize,
+    decode: fn(&[u8]) -> T,
+}
+
+impl<'a, R: ?Sized, T> ReadInt<'a, R, T> {
+    fn new(reader: &'a mut R, len: usize, decode: fn(&[u8]) -> T) -> Self {
+        ReadInt {
+            reader,
+            buf: [0; 16],
+            len,
+            filled: 0,
+            decode,
+        }
+    }
+}
+
+impl<R: AsyncRead + Unpin + ?Sized, T> Future for ReadInt<'_, R, T> {
+    type Output = io::Result<T>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
+        let this = &mut *self;
+        while this.filled < this.len {
+            let rest = &mut this.buf[this.filled..this.len];
+            let n = ready!(Pin::new(&mut *this.reader).poll_read(cx, rest))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::UnexpectedEof.into()));
+            }
+            this.filled += n;
+        }
+        Poll::Ready(Ok((this.decode)(&this.buf[..this.len])))
+    }
+}

@@ -1,0 +1,214 @@
+//! `AsyncWriteExt`: Tokio's writing methods, on every `AsyncWrite`.
+//!
+//! The same pattern as `read_ext.rs`: the trait a stream implements has
+//! poll methods (`poll_write`, `poll_flush`, `poll_close`), and the
+//! extension trait, implemented for every writer, turns each into an
+//! awaitable method. `write`, `write_vectored`, `write_all` and `flush`
+//! reuse `futures::io`'s futures, whose outputs are Tokio's; `shutdown` is
+//! Tokio's name for what `futures::io` calls `close`, and its future is
+//! written here; so are the integer writers.
+//!
+//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+
+use futures::io::{AsyncWrite, Flush, Write, WriteAll, WriteVectored};
+use std::future::Future;
+use std::io::{self, IoSlice};
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+
+/// One method per integer type: encode with `$to` (`to_be_bytes` or
+/// `to_le_bytes`) into a [`WriteInt`], which writes every byte.
+macro_rules! write_int {
+    ($($(#[$doc:meta])* fn $name:ident($ty:ty) = $to:ident;)*) => {
+        $(
+            $(#[$doc])*
+            ///
+            /// A write that accepts no byte is an error of kind
+            /// [`WriteZero`](io::ErrorKind::WriteZero). Not cancel safe for
+            /// more than one byte: dropped part-way, the bytes already
+            /// written are gone and the rest are not sent.
+            fn $name(&mut self, n: $ty) -> WriteInt<'_, Self>
+            where
+                Self: Unpin,
+            {
+                WriteInt::new(self, &n.$to())
+            }
+        )*
+    };
+}
+
+/// Writing methods for every [`AsyncWrite`], with Tokio's names and
+/// signatures (`tokio::io::AsyncWriteExt`).
+pub trait AsyncWriteExt: AsyncWrite {
+    /// Writes some of `buf` and returns how many bytes were accepted, which
+    /// may be fewer than `buf.len()`.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: if the future is dropped before it completes, nothing
+    /// was written.
+    fn write<'a>(&'a mut self, buf: &'a [u8]) -> Write<'a, Self>
+    where
+        Self: Unpin,
+    {
+        futures::io::AsyncWriteExt::write(self, buf)
+    }
+
+    /// Writes some of `bufs`, in order, as one operation where the writer
+    /// supports it (`writev`), and returns how many bytes were accepted.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe, as [`write`](Self::write).
+    fn write_vectored<'a>(&'a mut self, bufs: &'a [IoSlice<'a>]) -> WriteVectored<'a, Self>
+    where
+        Self: Unpin,
+    {
+        futures::io::AsyncWriteExt::write_vectored(self, bufs)
+    }
+
+    /// Writes the whole of `buf`, calling `poll_write` until it is all
+    /// accepted. A write that accepts no byte is an error of kind
+    /// [`WriteZero`](io::ErrorKind::WriteZero).
+    ///
+    /// # Cancel safety
+    ///
+    /// Not cancel safe: dropped part-way, some prefix of `buf` was written
+    /// and the caller cannot know how much.
+    fn write_all<'a>(&'a mut self, buf: &'a [u8]) -> WriteAll<'a, Self>
+    where
+        Self: Unpin,
+    {
+        futures::io::AsyncWriteExt::write_all(self, buf)
+    }
+
+    /// Waits until everything buffered in this writer (a [`BufWriter`]'s
+    /// buffer, for example) has reached the device underneath.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: flushing again later finishes the job.
+    ///
+    /// [`BufWriter`]: crate::io::BufWriter
+    fn flush(&mut self) -> Flush<'_, Self>
+    where
+        Self: Unpin,
+    {
+        futures::io::AsyncWriteExt::flush(self)
+    }
+
+    /// Shuts the writer down: a socket closes its write direction, so that
+    /// the peer reads end of file; a buffering writer flushes first. This is
+    /// Tokio's name for what the `futures::io` trait calls `poll_close`.
+    fn shutdown(&mut self) -> Shutdown<'_, Self>
+    where
+        Self: Unpin,
+    {
+        Shutdown { writer: self }
+    }
+
+    write_int! {
+        /// Writes one byte.
+        fn write_u8(u8) = to_be_bytes;
+        /// Writes one signed byte.
+        fn write_i8(i8) = to_be_bytes;
+        /// Writes a big-endian `u16`.
+        fn write_u16(u16) = to_be_bytes;
+        /// Writes a big-endian `i16`.
+        fn write_i16(i16) = to_be_bytes;
+        /// Writes a big-endian `u32`.
+        fn write_u32(u32) = to_be_bytes;
+        /// Writes a big-endian `i32`.
+        fn write_i32(i32) = to_be_bytes;
+        /// Writes a big-endian `u64`.
+        fn write_u64(u64) = to_be_bytes;
+        /// Writes a big-endian `i64`.
+        fn write_i64(i64) = to_be_bytes;
+        /// Writes a big-endian `u128`.
+        fn write_u128(u128) = to_be_bytes;
+        /// Writes a big-endian `i128`.
+        fn write_i128(i128) = to_be_bytes;
+        /// Writes a big-endian `f32`.
+        fn write_f32(f32) = to_be_bytes;
+        /// Writes a big-endian `f64`.
+        fn write_f64(f64) = to_be_bytes;
+        /// Writes a little-endian `u16`.
+        fn write_u16_le(u16) = to_le_bytes;
+        /// Writes a little-endian `i16`.
+        fn write_i16_le(i16) = to_le_bytes;
+        /// Writes a little-endian `u32`.
+        fn write_u32_le(u32) = to_le_bytes;
+        /// Writes a little-endian `i32`.
+        fn write_i32_le(i32) = to_le_bytes;
+        /// Writes a little-endian `u64`.
+        fn write_u64_le(u64) = to_le_bytes;
+        /// Writes a little-endian `i64`.
+        fn write_i64_le(i64) = to_le_bytes;
+        /// Writes a little-endian `u128`.
+        fn write_u128_le(u128) = to_le_bytes;
+        /// Writes a little-endian `i128`.
+        fn write_i128_le(i128) = to_le_bytes;
+        /// Writes a little-endian `f32`.
+        fn write_f32_le(f32) = to_le_bytes;
+        /// Writes a little-endian `f64`.
+        fn write_f64_le(f64) = to_le_bytes;
+    }
+}
+
+/// Every `AsyncWrite`, sized or not, gets the methods.
+impl<W: AsyncWrite + ?Sized> AsyncWriteExt for W {}
+
+/// The future of [`AsyncWriteExt::shutdown`].
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct Shutdown<'a, W: ?Sized> {
+    writer: &'a mut W,
+}
+
+impl<W: AsyncWrite + Unpin + ?Sized> Future for Shutdown<'_, W> {
+    type Output = io::Result<()>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut *self.writer).poll_close(cx)
+    }
+}
+
+/// The future of `write_u8` … `write_f64_le`: the encoded bytes, and how
+/// many of them are written.
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct WriteInt<'a, W: ?Sized> {
+    writer: &'a mut W,
+    /// Room for the largest type, `u128`.
+    buf: [u8; 16],
+    len: usize,
+    written: usize,
+}
+
+impl<'a, W: ?Sized> WriteInt<'a, W> {
+    fn new(writer: &'a mut W, bytes: &[u8]) -> Self {
+        let mut buf = [0; 16];
+        buf[..bytes.len()].copy_from_slice(bytes);
+        WriteInt {
+            writer,
+            buf,
+            len: bytes.len(),
+            written: 0,
+        }
+    }
+}
+
+impl<W: AsyncWrite + Unpin + ?Sized> Future for WriteInt<'_, W> {
+    type Output = io::Result<()>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        while this.written < this.len {
+            let rest = &this.buf[this.written..this.len];
+            let n = ready!(Pin::new(&mut *this.writer).poll_write(cx, rest))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            this.written += n;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
