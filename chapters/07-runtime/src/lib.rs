@@ -19,6 +19,10 @@
 //!   edge-triggered epoll through mio, with a readiness tick per socket;
 //!   also `TcpSocket`, `UdpSocket`, `UnixListener`/`UnixStream`, with
 //!   [`io::Interest`] and [`io::Ready`] for `ready`/`try_read`;
+//! * [`io`]: Tokio's I/O vocabulary on every stream: the extension traits
+//!   ([`io::AsyncReadExt`], [`io::AsyncWriteExt`], [`io::AsyncBufReadExt`]),
+//!   `BufReader`, `copy`, `split`, `duplex`, and the standard streams on
+//!   the blocking pool;
 //! * [`signal`]: `ctrl_c()` through a self-pipe on the I/O driver;
 //! * [`time`]: `sleep`, `timeout`, `interval` on a hierarchical timing wheel,
 //!   and a clock a test can pause (`time::pause`, `advance`);
