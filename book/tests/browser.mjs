@@ -59,7 +59,7 @@ function parseArgs(argv) {
         chromium: '/usr/bin/chromium',
         screenshots: null,
         report: null,
-        timeLimit: 150, // seconds for the whole script; `run` has its own limit too
+        timeLimit: 420, // seconds for the whole script; `run` has its own limit too
     };
     for (let i = 0; i < argv.length; i += 2) {
         const key = argv[i].replace(/^--/, '').replace(/-([a-z])/g, (_, c) => c.toUpperCase());
