@@ -27,7 +27,9 @@ mod imp {
     pub(crate) type MutexGuard<'a, T> = std::sync::MutexGuard<'a, T>;
 
     impl<T> Mutex<T> {
-        pub(crate) fn new(value: T) -> Mutex<T> {
+        // `const`, so that the locks built on it can live in a `static`
+        // (`Mutex::const_new`, `OnceCell::const_new`).
+        pub(crate) const fn new(value: T) -> Mutex<T> {
             Mutex(std::sync::Mutex::new(value))
         }
 

@@ -333,6 +333,17 @@ impl<T: Clone> Receiver<T> {
         .await
     }
 
+    /// [`recv`](Self::recv) from synchronous code, blocking the thread.
+    ///
+    /// # Panics
+    ///
+    /// If called on a thread that runs a runtime's tasks (a worker, or
+    /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_recv(&mut self) -> Result<T, RecvError> {
+        crate::sync::blocking::wait(self.recv())
+    }
+
     /// Receives the next value if there is one now.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
         let mut state = self.shared.lock();

@@ -16,20 +16,33 @@
 //! notification, all on one fair waiting line (Book: Chapter 7, "Locks and
 //! notification").
 //!
+//! [`OnceCell`] (a value set once, by the first caller, while the others
+//! wait) and [`Barrier`] (tasks wait until `n` of them have arrived) are
+//! built on those: the cell on a one-permit semaphore, the barrier on a
+//! mutex and a `watch` channel, so neither adds a wake-up protocol of its
+//! own (Book: Chapter 7, "Locks and notification").
+//!
 //! Book: Chapter 7, "The LIFO slot".
 
+mod barrier;
+mod blocking;
 pub mod broadcast;
 pub mod mpsc;
 mod mutex;
 mod notify;
+mod once_cell;
 pub mod oneshot;
 mod rwlock;
 mod semaphore;
 mod wait_list;
 pub mod watch;
+pub use barrier::{Barrier, BarrierWaitResult};
 pub use mutex::{Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
 pub use notify::{Notified, Notify};
-pub use rwlock::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+pub use once_cell::{OnceCell, SetError};
+pub use rwlock::{
+    OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
+};
 pub use semaphore::{
     AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
 };

@@ -76,6 +76,16 @@ impl<T> Mutex<T> {
         }
     }
 
+    /// [`new`](Mutex::new) in a `const` context, for a mutex in a
+    /// `static` (not in loom builds).
+    #[cfg(not(loom))]
+    pub const fn const_new(value: T) -> Mutex<T> {
+        Mutex {
+            sem: Semaphore::const_new(1),
+            value: UnsafeCell::new(value),
+        }
+    }
+
     /// The value, the mutex consumed.
     pub fn into_inner(self) -> T {
         self.value.into_inner()
@@ -102,6 +112,30 @@ impl<T: ?Sized> Mutex<T> {
             Ok(()) => Ok(MutexGuard { lock: self }),
             Err(_) => Err(TryLockError(())),
         }
+    }
+
+    /// [`lock`](Mutex::lock) for synchronous code: blocks the thread until
+    /// the lock is taken, in line with the async waiters.
+    ///
+    /// # Panics
+    ///
+    /// If called on a thread that runs a runtime's tasks (a worker, or
+    /// inside `block_on`), where blocking would stall them: use it from a
+    /// plain thread or inside `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_lock(&self) -> MutexGuard<'_, T> {
+        super::blocking::wait(self.lock())
+    }
+
+    /// [`blocking_lock`](Mutex::blocking_lock) for a guard that owns an
+    /// `Arc` of the mutex.
+    ///
+    /// # Panics
+    ///
+    /// As [`blocking_lock`](Mutex::blocking_lock).
+    #[track_caller]
+    pub fn blocking_lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
+        super::blocking::wait(self.lock_owned())
     }
 
     /// [`lock`](Mutex::lock) for a guard that owns an `Arc` of the mutex.

@@ -124,6 +124,19 @@ impl Notify {
         }
     }
 
+    /// [`new`](Notify::new) in a `const` context, for a `static` (not in
+    /// loom builds).
+    #[cfg(not(loom))]
+    pub const fn const_new() -> Notify {
+        Notify {
+            state: Mutex::new(State {
+                permit: false,
+                waiters: WaitList::new(),
+            }),
+            waiters_calls: AtomicUsize::new(0),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock()
     }

@@ -144,6 +144,17 @@ impl<T> Receiver<T> {
         }
     }
 
+    /// Waits for the value from synchronous code, blocking the thread.
+    ///
+    /// # Panics
+    ///
+    /// If called on a thread that runs a runtime's tasks (a worker, or
+    /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_recv(self) -> Result<T, RecvError> {
+        crate::sync::blocking::wait(self)
+    }
+
     /// Refuses the value from now on: a later `send` fails and gives the
     /// value back. A value sent before can still be received; with none,
     /// awaiting the receiver returns `RecvError` at once.

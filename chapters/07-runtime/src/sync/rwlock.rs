@@ -24,6 +24,7 @@ use super::semaphore::Semaphore;
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 /// Readers at once: the semaphore's permits. Tokio uses `u32::MAX >> 3`
 /// too; it only has to exceed any real number of concurrent readers.
@@ -57,6 +58,24 @@ pub struct RwLockWriteGuard<'a, T: ?Sized> {
     lock: &'a RwLock<T>,
 }
 
+/// A read guard that owns an `Arc` of its lock, so it can outlive the
+/// borrow (and move into a spawned task).
+#[clippy::has_significant_drop]
+#[must_use = "dropping the guard releases the read lock at once"]
+pub struct OwnedRwLockReadGuard<T: ?Sized> {
+    lock: Arc<RwLock<T>>,
+}
+
+/// A write guard that owns an `Arc` of its lock.
+#[clippy::has_significant_drop]
+#[must_use = "dropping the guard releases the write lock at once"]
+pub struct OwnedRwLockWriteGuard<T: ?Sized> {
+    lock: Arc<RwLock<T>>,
+    /// Permits given back on drop: all of them, or none once
+    /// [`downgrade`](OwnedRwLockWriteGuard::downgrade) has handed them on.
+    permits: u32,
+}
+
 // SAFETY: a read guard only gives `&T`; moving it to another thread shares
 // `T` with the other readers (needs `T: Sync`), not more.
 unsafe impl<T: ?Sized + Sync> Send for RwLockReadGuard<'_, T> {}
@@ -73,6 +92,16 @@ impl<T> RwLock<T> {
     pub fn new(value: T) -> RwLock<T> {
         RwLock {
             sem: Semaphore::new(MAX_READS as usize),
+            value: UnsafeCell::new(value),
+        }
+    }
+
+    /// [`new`](RwLock::new) in a `const` context, for a lock in a `static`
+    /// (not in loom builds).
+    #[cfg(not(loom))]
+    pub const fn const_new(value: T) -> RwLock<T> {
+        RwLock {
+            sem: Semaphore::const_new(MAX_READS as usize),
             value: UnsafeCell::new(value),
         }
     }
@@ -123,9 +152,162 @@ impl<T: ?Sized> RwLock<T> {
         }
     }
 
+    /// [`read`](RwLock::read) for a guard that owns an `Arc` of the lock.
+    ///
+    /// Cancel safety: as [`read`](RwLock::read).
+    pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
+        if self.sem.acquire_raw(1).await.is_err() {
+            unreachable!("an RwLock's semaphore is never closed");
+        }
+        OwnedRwLockReadGuard { lock: self }
+    }
+
+    /// [`write`](RwLock::write) for a guard that owns an `Arc` of the lock.
+    ///
+    /// Cancel safety: as [`write`](RwLock::write).
+    pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
+        if self.sem.acquire_raw(MAX_READS as usize).await.is_err() {
+            unreachable!("an RwLock's semaphore is never closed");
+        }
+        OwnedRwLockWriteGuard {
+            lock: self,
+            permits: MAX_READS,
+        }
+    }
+
+    /// [`try_read`](RwLock::try_read) for an owned guard.
+    pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
+        match self.sem.try_take(1) {
+            Ok(()) => Ok(OwnedRwLockReadGuard { lock: self }),
+            Err(_) => Err(TryLockError(())),
+        }
+    }
+
+    /// [`try_write`](RwLock::try_write) for an owned guard.
+    pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
+        match self.sem.try_take(MAX_READS as usize) {
+            Ok(()) => Ok(OwnedRwLockWriteGuard {
+                lock: self,
+                permits: MAX_READS,
+            }),
+            Err(_) => Err(TryLockError(())),
+        }
+    }
+
+    /// [`read`](RwLock::read) for synchronous code: blocks the thread.
+    ///
+    /// # Panics
+    ///
+    /// If called on a thread that runs a runtime's tasks (a worker, or
+    /// inside `block_on`).
+    #[track_caller]
+    pub fn blocking_read(&self) -> RwLockReadGuard<'_, T> {
+        super::blocking::wait(self.read())
+    }
+
+    /// [`write`](RwLock::write) for synchronous code: blocks the thread.
+    ///
+    /// # Panics
+    ///
+    /// As [`blocking_read`](RwLock::blocking_read).
+    #[track_caller]
+    pub fn blocking_write(&self) -> RwLockWriteGuard<'_, T> {
+        super::blocking::wait(self.write())
+    }
+
     /// The value, with no locking: `&mut self` proves nobody else holds it.
     pub fn get_mut(&mut self) -> &mut T {
         self.value.get_mut()
+    }
+}
+
+impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
+    /// Turns exclusive access into shared access without letting a writer
+    /// in between: all permits but one go back to the line (to the readers
+    /// waiting at its head; a writer there collects them and waits for this
+    /// last one).
+    pub fn downgrade(self) -> RwLockReadGuard<'a, T> {
+        let lock = self.lock;
+        // The permits are handed on below, not released by the drop.
+        std::mem::forget(self);
+        lock.sem.release(MAX_READS as usize - 1);
+        RwLockReadGuard { lock }
+    }
+}
+
+impl<T: ?Sized> OwnedRwLockWriteGuard<T> {
+    /// [`RwLockWriteGuard::downgrade`] for the owned guard.
+    pub fn downgrade(mut self) -> OwnedRwLockReadGuard<T> {
+        let lock = self.lock.clone();
+        // The read permit kept passes to the new guard; the drop of `self`
+        // then gives back nothing.
+        self.permits = 0;
+        lock.sem.release(MAX_READS as usize - 1);
+        OwnedRwLockReadGuard { lock }
+    }
+}
+
+impl<T: ?Sized> OwnedRwLockReadGuard<T> {
+    /// The lock this guard holds.
+    pub fn rwlock(this: &OwnedRwLockReadGuard<T>) -> &Arc<RwLock<T>> {
+        &this.lock
+    }
+}
+
+impl<T: ?Sized> OwnedRwLockWriteGuard<T> {
+    /// The lock this guard holds.
+    pub fn rwlock(this: &OwnedRwLockWriteGuard<T>) -> &Arc<RwLock<T>> {
+        &this.lock
+    }
+}
+
+impl<T: ?Sized> Deref for OwnedRwLockReadGuard<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: as for `RwLockReadGuard`: a read permit is held, so no
+        // writer exists while this guard lives.
+        unsafe { &*self.lock.value.get() }
+    }
+}
+
+impl<T: ?Sized> Deref for OwnedRwLockWriteGuard<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: this guard holds every permit (`permits` is only zeroed
+        // by `downgrade`, which consumes the guard).
+        unsafe { &*self.lock.value.get() }
+    }
+}
+
+impl<T: ?Sized> DerefMut for OwnedRwLockWriteGuard<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: every permit is held, and `&mut self` makes this the only
+        // borrow through the guard.
+        unsafe { &mut *self.lock.value.get() }
+    }
+}
+
+impl<T: ?Sized> Drop for OwnedRwLockReadGuard<T> {
+    fn drop(&mut self) {
+        self.lock.sem.release(1);
+    }
+}
+
+impl<T: ?Sized> Drop for OwnedRwLockWriteGuard<T> {
+    fn drop(&mut self) {
+        self.lock.sem.release(self.permits as usize);
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedRwLockReadGuard<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedRwLockWriteGuard<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
     }
 }
 
@@ -218,5 +400,24 @@ mod tests {
         assert!(lock.try_read().is_err());
         drop(w);
         assert_eq!(lock.into_inner(), 6);
+    }
+
+    #[test]
+    fn a_downgraded_writer_reads_and_shares_with_readers_but_not_writers() {
+        let lock = Arc::new(RwLock::new(1));
+        let mut w = lock.try_write().unwrap();
+        *w = 2;
+        let r = w.downgrade();
+        assert_eq!(*r, 2);
+        let other = lock.try_read().unwrap();
+        assert!(lock.try_write().is_err());
+        drop((r, other));
+        let mut w = lock.clone().try_write_owned().unwrap();
+        *w = 3;
+        let r = w.downgrade();
+        assert!(lock.clone().try_write_owned().is_err());
+        assert_eq!(*lock.clone().try_read_owned().unwrap() + *r, 6);
+        drop(r);
+        assert_eq!(*lock.try_write().unwrap(), 3);
     }
 }

@@ -130,6 +130,29 @@ impl Semaphore {
         }
     }
 
+    /// [`new`](Semaphore::new) in a `const` context, for a semaphore in a
+    /// `static`. (Not in loom builds, whose mutex cannot be made in one;
+    /// Tokio leaves it out of loom builds too.)
+    ///
+    /// # Panics
+    ///
+    /// If `permits` exceeds [`Semaphore::MAX_PERMITS`] (at compile time, in
+    /// a `static`).
+    #[cfg(not(loom))]
+    pub const fn const_new(permits: usize) -> Semaphore {
+        assert!(
+            permits <= Self::MAX_PERMITS,
+            "a semaphore may not have more than MAX_PERMITS permits"
+        );
+        Semaphore {
+            state: Mutex::new(State {
+                permits,
+                closed: false,
+                waiters: WaitList::new(),
+            }),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, State> {
         self.state.lock()
     }

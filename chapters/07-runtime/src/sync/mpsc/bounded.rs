@@ -97,6 +97,18 @@ impl<T> Sender<T> {
         }
     }
 
+    /// [`send`](Self::send) from synchronous code: blocks the thread until
+    /// a slot is free (or the receiver is gone).
+    ///
+    /// # Panics
+    ///
+    /// If called on a thread that runs a runtime's tasks (a worker, or
+    /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_send(&self, value: T) -> Result<(), SendError<T>> {
+        crate::sync::blocking::wait(self.send(value))
+    }
+
     /// Sends `value` if a slot is free now and nobody waits for one.
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
         match self.chan.try_reserve() {
@@ -336,6 +348,29 @@ impl<T> Receiver<T> {
             return 0;
         }
         std::future::poll_fn(|cx| self.chan.poll_recv_many(cx, buffer, limit)).await
+    }
+
+    /// [`recv`](Self::recv) from synchronous code, blocking the thread.
+    ///
+    /// # Panics
+    ///
+    /// If called on a thread that runs a runtime's tasks (a worker, or
+    /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_recv(&mut self) -> Option<T> {
+        crate::sync::blocking::wait(self.recv())
+    }
+
+    /// [`recv_many`](Self::recv_many) from synchronous code, blocking the
+    /// thread.
+    ///
+    /// # Panics
+    ///
+    /// If called on a thread that runs a runtime's tasks (a worker, or
+    /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+        crate::sync::blocking::wait(self.recv_many(buffer, limit))
     }
 
     /// Polls for the next value (for hand-written futures).

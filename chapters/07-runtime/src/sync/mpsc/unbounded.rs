@@ -145,6 +145,29 @@ impl<T> UnboundedReceiver<T> {
         std::future::poll_fn(|cx| self.chan.poll_recv_many(cx, buffer, limit)).await
     }
 
+    /// [`recv`](Self::recv) from synchronous code, blocking the thread.
+    ///
+    /// # Panics
+    ///
+    /// If called on a thread that runs a runtime's tasks (a worker, or
+    /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_recv(&mut self) -> Option<T> {
+        crate::sync::blocking::wait(self.recv())
+    }
+
+    /// [`recv_many`](Self::recv_many) from synchronous code, blocking the
+    /// thread.
+    ///
+    /// # Panics
+    ///
+    /// If called on a thread that runs a runtime's tasks (a worker, or
+    /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+        crate::sync::blocking::wait(self.recv_many(buffer, limit))
+    }
+
     /// Polls for the next value.
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         self.chan.poll_recv(cx)
