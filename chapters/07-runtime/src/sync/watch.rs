@@ -372,6 +372,45 @@ impl<T> Receiver<T> {
         .await
     }
 
+    /// Waits until the value satisfies `f` (looking first at the current
+    /// one), marks it seen, and returns it, read-locked. An error if every
+    /// sender is gone and the last value they sent, already seen, fails
+    /// `f` (a new last value is still shown to `f` first).
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel-safe: a cancelled wait marks seen only values `f` rejected.
+    pub async fn wait_for(
+        &mut self,
+        mut f: impl FnMut(&T) -> bool,
+    ) -> Result<Ref<'_, T>, RecvError> {
+        // Two fields borrowed apart, so that a guard on the value can be
+        // returned from inside the loop that waits through `seen`.
+        let shared: &Shared<T> = &self.shared;
+        let seen = &mut self.seen;
+        loop {
+            let closed = shared.closed.load(Ordering::Acquire);
+            {
+                let guard = shared.read();
+                let version = shared.version.load(Ordering::Acquire);
+                let has_changed = version != *seen;
+                *seen = version;
+                if (!closed || has_changed) && f(&guard) {
+                    return Ok(Ref { guard, has_changed });
+                }
+            }
+            if closed {
+                return Err(RecvError(()));
+            }
+            Changed {
+                shared,
+                seen: &mut *seen,
+                key: None,
+            }
+            .await?;
+        }
+    }
+
     /// True if both receivers belong to one channel.
     pub fn same_channel(&self, other: &Receiver<T>) -> bool {
         std::ptr::eq(&*self.shared, &*other.shared)
