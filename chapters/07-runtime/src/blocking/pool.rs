@@ -33,11 +33,15 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 /// The pool's settings.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Config {
     pub(crate) max_threads: usize,
     pub(crate) keep_alive: Duration,
     pub(crate) thread_name: String,
+    /// Names each thread when set (`Builder::thread_name_fn`).
+    pub(crate) thread_name_fn: Option<std::sync::Arc<dyn Fn() -> String + Send + Sync>>,
+    /// `on_thread_start` / `on_thread_stop`.
+    pub(crate) thread_hooks: crate::runtime::ThreadHooks,
     pub(crate) stack_size: Option<usize>,
 }
 
@@ -127,12 +131,17 @@ impl Pool {
         // ANCHOR_END: push
         let id = shared.next_thread_id;
         shared.next_thread_id += 1;
-        let mut builder = thread::Builder::new().name(format!("{}-{id}", self.config.thread_name));
+        let name = match &self.config.thread_name_fn {
+            Some(name) => name(),
+            None => format!("{}-{id}", self.config.thread_name),
+        };
+        let mut builder = thread::Builder::new().name(name);
         if let Some(bytes) = self.config.stack_size {
             builder = builder.stack_size(bytes);
         }
         let pool = self.clone();
-        match builder.spawn(move || pool.run(id)) {
+        let hooks = self.config.thread_hooks.clone();
+        match builder.spawn(move || hooks.run(|| pool.run(id))) {
             Ok(handle) => {
                 shared.num_threads += 1;
                 shared.threads.insert(id, handle);
@@ -300,10 +309,14 @@ impl Spawner {
                 Some(_) => break,
             };
         }
+        // Every thread has left its loop: each has at most its
+        // `on_thread_stop` hook left to run, so wait for that too.
+        let all_left = shared.num_threads <= allowed;
         drop(shared);
         for handle in threads {
-            // Join those that have finished; the rest are detached.
-            if handle.thread().id() != me && handle.is_finished() {
+            // Join those that have finished (or are finishing); the rest,
+            // still in a job past the deadline, are detached.
+            if handle.thread().id() != me && (all_left || handle.is_finished()) {
                 let _ = handle.join();
             }
         }

@@ -7,7 +7,9 @@
 
 use super::Runtime;
 use crate::scheduler::{self, Config};
+use std::fmt;
 use std::io;
+use std::sync::Arc;
 use std::time::Duration;
 
 // ANCHOR: interval
@@ -51,7 +53,55 @@ pub struct Builder {
     max_blocking_threads: usize,
     thread_keep_alive: Duration,
     thread_name: String,
+    /// Names every thread when set, instead of `thread_name` and a number.
+    thread_name_fn: Option<ThreadNameFn>,
+    thread_hooks: ThreadHooks,
     thread_stack_size: Option<usize>,
+}
+
+/// What [`Builder::thread_name_fn`] takes.
+type ThreadNameFn = Arc<dyn Fn() -> String + Send + Sync + 'static>;
+
+/// A callback run on a runtime thread.
+type Callback = Arc<dyn Fn() + Send + Sync + 'static>;
+
+/// [`Builder::on_thread_start`] and [`Builder::on_thread_stop`], run by
+/// every thread the runtime starts: the workers (including one started to
+/// take over from a `block_in_place`) and the blocking pool's threads.
+#[derive(Clone, Default)]
+pub(crate) struct ThreadHooks {
+    start: Option<Callback>,
+    stop: Option<Callback>,
+}
+
+impl ThreadHooks {
+    /// Runs `body` between the start hook and the stop hook; the stop hook
+    /// runs even if `body` panics.
+    pub(crate) fn run<R>(&self, body: impl FnOnce() -> R) -> R {
+        /// Runs the stop hook when dropped.
+        struct Stop<'a>(Option<&'a Callback>);
+        impl Drop for Stop<'_> {
+            fn drop(&mut self) {
+                if let Some(stop) = self.0 {
+                    stop();
+                }
+            }
+        }
+        if let Some(start) = &self.start {
+            start();
+        }
+        let _stop = Stop(self.stop.as_ref());
+        body()
+    }
+}
+
+impl fmt::Debug for ThreadHooks {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ThreadHooks")
+            .field("start", &self.start.is_some())
+            .field("stop", &self.stop.is_some())
+            .finish()
+    }
 }
 
 /// Polls longer than this are reported by the long-poll detector: ten
@@ -84,6 +134,8 @@ impl Builder {
             max_blocking_threads: DEFAULT_MAX_BLOCKING_THREADS,
             thread_keep_alive: DEFAULT_THREAD_KEEP_ALIVE,
             thread_name: "rt-worker".to_string(),
+            thread_name_fn: None,
+            thread_hooks: ThreadHooks::default(),
             thread_stack_size: None,
         }
     }
@@ -211,9 +263,45 @@ impl Builder {
         self
     }
 
-    /// The prefix of the worker threads' names (`rt-worker-0`, ...).
+    /// The prefix of the runtime's thread names: workers are `NAME-0`,
+    /// `NAME-1`, ..., blocking threads `NAME-blocking-0`, ... (default
+    /// `rt-worker`). Unlike Tokio, which gives every thread the same name
+    /// (`tokio-runtime-worker` by default), the number says which worker a
+    /// thread is, as the metrics and the trace do.
     pub fn thread_name(&mut self, name: impl Into<String>) -> &mut Builder {
         self.thread_name = name.into();
+        self.thread_name_fn = None;
+        self
+    }
+
+    /// Names each thread the runtime starts (workers and blocking threads)
+    /// by calling `f`, as Tokio's builder does; replaces
+    /// [`thread_name`](Builder::thread_name).
+    pub fn thread_name_fn<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() -> String + Send + Sync + 'static,
+    {
+        self.thread_name_fn = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` on each thread the runtime starts (workers and blocking
+    /// threads) before it does anything else.
+    pub fn on_thread_start<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.thread_hooks.start = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` on each thread the runtime starts, as it ends (a worker at
+    /// shutdown, a blocking thread when it has been idle too long).
+    pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.thread_hooks.stop = Some(Arc::new(f));
         self
     }
 
@@ -235,6 +323,18 @@ impl Builder {
 
     /// Accepted for Tokio compatibility: I/O and time are always enabled.
     pub fn enable_all(&mut self) -> &mut Builder {
+        self
+    }
+
+    /// Accepted for Tokio compatibility: the I/O driver is always enabled
+    /// (in Tokio, without it a socket operation panics).
+    pub fn enable_io(&mut self) -> &mut Builder {
+        self
+    }
+
+    /// Accepted for Tokio compatibility: the timers are always enabled (in
+    /// Tokio, without it `sleep` panics).
+    pub fn enable_time(&mut self) -> &mut Builder {
         self
     }
 
@@ -266,18 +366,24 @@ impl Builder {
             current_thread: self.current_thread,
             start_paused: self.start_paused,
             trace_capacity: self.trace_capacity,
+            thread_hooks: self.thread_hooks.clone(),
         };
         let blocking = crate::blocking::Spawner::new(crate::blocking::Config {
             max_threads: self.max_blocking_threads,
             keep_alive: self.thread_keep_alive,
             thread_name: format!("{}-blocking", self.thread_name),
+            thread_name_fn: self.thread_name_fn.clone(),
+            thread_hooks: self.thread_hooks.clone(),
             stack_size: self.thread_stack_size,
         });
         let (handle, cores) = scheduler::create(workers, config, blocking)?;
         let mut runtime = Runtime::new_unstarted(handle.clone());
         for (index, (core, parker)) in cores.into_iter().enumerate() {
-            let mut thread =
-                std::thread::Builder::new().name(format!("{}-{index}", self.thread_name));
+            let name = match &self.thread_name_fn {
+                Some(name) => name(),
+                None => format!("{}-{index}", self.thread_name),
+            };
+            let mut thread = std::thread::Builder::new().name(name);
             if let Some(bytes) = self.thread_stack_size {
                 thread = thread.stack_size(bytes);
             }
@@ -302,6 +408,27 @@ impl Builder {
             );
         }
         Ok(runtime)
+    }
+}
+
+/// Which scheduler a runtime runs: [`Handle::runtime_flavor`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RuntimeFlavor {
+    /// [`Builder::new_current_thread`]: tasks run in `block_on`.
+    CurrentThread,
+    /// [`Builder::new_multi_thread`]: worker threads, work stealing.
+    MultiThread,
+}
+
+impl super::Handle {
+    /// Which scheduler this runtime runs.
+    pub fn runtime_flavor(&self) -> RuntimeFlavor {
+        if self.inner.config.current_thread {
+            RuntimeFlavor::CurrentThread
+        } else {
+            RuntimeFlavor::MultiThread
+        }
     }
 }
 

@@ -17,9 +17,10 @@ pub(crate) mod context;
 mod metrics;
 
 pub use crate::scheduler::trace::{Trace, TraceEvent, TraceKind};
+pub(crate) use builder::ThreadHooks;
 pub use builder::{
     Builder, DEFAULT_EVENT_INTERVAL, DEFAULT_GLOBAL_QUEUE_INTERVAL, DEFAULT_LONG_POLL_THRESHOLD,
-    DEFAULT_MAX_BLOCKING_THREADS, DEFAULT_THREAD_KEEP_ALIVE,
+    DEFAULT_MAX_BLOCKING_THREADS, DEFAULT_THREAD_KEEP_ALIVE, RuntimeFlavor,
 };
 pub use metrics::RuntimeMetrics;
 pub use metrics::{MetricsSnapshot, TaskPolls, WorkerSnapshot};

@@ -82,6 +82,8 @@ pub(crate) struct Config {
     pub(crate) current_thread: bool,
     /// The clock starts paused (current-thread only).
     pub(crate) start_paused: bool,
+    /// `on_thread_start` / `on_thread_stop`, run by each worker thread.
+    pub(crate) thread_hooks: crate::runtime::ThreadHooks,
 }
 
 /// The driving thread sleeps in the driver (see [`CurrentThread::state`]).

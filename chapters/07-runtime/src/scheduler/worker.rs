@@ -184,7 +184,8 @@ pub(crate) fn spawn_thread(
         let _exit = counted;
         let parts = taken.lock().unwrap_or_else(PoisonError::into_inner).take();
         if let Some((core, parker)) = parts {
-            run(handle, core, parker);
+            let hooks = handle.config.thread_hooks.clone();
+            hooks.run(|| run(handle, core, parker));
         }
     });
     spawned.map_err(|error| {

@@ -69,6 +69,11 @@ pub use sleep::{
     sleep_until, timeout, timeout_at,
 };
 
+/// The errors of this module, at Tokio's path (`time::error::Elapsed`).
+pub mod error {
+    pub use super::sleep::Elapsed;
+}
+
 use crate::runtime::context;
 pub use std::time::Duration;
 
