@@ -28,5 +28,7 @@ mod behaviour;
 mod pending_mpsc;
 #[path = "behaviour/pending_net.rs"]
 mod pending_net;
+#[path = "behaviour/pending_sync.rs"]
+mod pending_sync;
 #[path = "behaviour/pending_time.rs"]
 mod pending_time;
