@@ -225,6 +225,20 @@ impl<T: Clone> State<T> {
     // ANCHOR_END: take
 }
 
+impl<T: Clone> Sender<T> {
+    /// A sender with no receiver yet: receivers come from
+    /// [`subscribe`](Sender::subscribe), and see only values sent after.
+    ///
+    /// # Panics
+    ///
+    /// As [`channel`]: if `capacity` is zero or too large.
+    #[track_caller]
+    pub fn new(capacity: usize) -> Sender<T> {
+        let (sender, _) = channel(capacity);
+        sender
+    }
+}
+
 impl<T> Sender<T> {
     /// Sends `value` to every receiver alive now; returns how many. Never
     /// waits: if the ring is full, the oldest value is evicted (its late

@@ -171,6 +171,14 @@ impl<T> Shared<T> {
 }
 
 impl<T> Sender<T> {
+    /// A sender with no receiver yet, holding `init`: receivers come from
+    /// [`subscribe`](Sender::subscribe). Until one exists, `send` fails and
+    /// `send_replace` / `send_modify` still store.
+    pub fn new(init: T) -> Sender<T> {
+        let (sender, _) = channel(init);
+        sender
+    }
+
     /// Stores `value` and notifies the receivers; fails, giving it back
     /// without storing it, if every receiver is gone.
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {

@@ -374,3 +374,22 @@ fn handle_reports_the_flavour_and_timeout_errors_have_tokios_path() {
         });
     });
 }
+
+#[test]
+fn senders_made_alone_hand_out_receivers_by_subscribe() {
+    let config = watch::Sender::new(1);
+    // No receiver: `send` fails and gives the value back, `send_replace`
+    // stores anyway.
+    assert!(config.send(2).is_err());
+    assert_eq!(config.send_replace(3), 1);
+    let mut rx = config.subscribe();
+    assert_eq!(*rx.borrow_and_update(), 3);
+    config.send(4).unwrap();
+    assert_eq!(*rx.borrow(), 4);
+
+    let events = rt::sync::broadcast::Sender::<u8>::new(4);
+    assert!(events.send(1).is_err());
+    let mut rx = events.subscribe();
+    assert_eq!(events.send(2).unwrap(), 1);
+    assert_eq!(rx.try_recv().unwrap(), 2);
+}
