@@ -40,7 +40,7 @@ impl RuntimeMetrics {
 
     /// Tasks spawned since the runtime started.
     pub fn spawned_tasks_count(&self) -> u64 {
-        self.handle.spawned.load(Ordering::Relaxed)
+        self.handle.owned.spawned()
     }
 
     /// Tasks waiting in the inject queue.
@@ -50,7 +50,7 @@ impl RuntimeMetrics {
 
     /// Tasks scheduled from outside the workers (through the inject queue).
     pub fn remote_schedule_count(&self) -> u64 {
-        self.handle.remote_schedules.load(Ordering::Relaxed)
+        self.handle.inject.remote_pushes()
     }
 
     /// Workers parked right now.

@@ -20,15 +20,26 @@ use std::collections::VecDeque;
 
 /// The shared queue.
 pub(crate) struct Inject<T> {
-    queue: Mutex<VecDeque<T>>,
+    queue: Mutex<Queue<T>>,
     len: AtomicUsize,
     closed: AtomicBool,
+}
+
+/// What the mutex guards: the tasks, and how many were pushed one by one
+/// from outside the workers (a metric, counted under the lock the push
+/// takes anyway instead of in a shared atomic of its own).
+struct Queue<T> {
+    tasks: VecDeque<T>,
+    remote_pushes: u64,
 }
 
 impl<T> Inject<T> {
     pub(crate) fn new() -> Inject<T> {
         Inject {
-            queue: Mutex::new(VecDeque::new()),
+            queue: Mutex::new(Queue {
+                tasks: VecDeque::new(),
+                remote_pushes: 0,
+            }),
             len: AtomicUsize::new(0),
             closed: AtomicBool::new(false),
         }
@@ -57,14 +68,29 @@ impl<T> Inject<T> {
 
     /// Pushes a task; a closed queue drops it.
     pub(crate) fn push(&self, task: T) {
+        self.push_one(task, false);
+    }
+
+    /// Pushes a task scheduled from outside the workers, and counts it.
+    pub(crate) fn push_remote(&self, task: T) {
+        self.push_one(task, true);
+    }
+
+    fn push_one(&self, task: T, remote: bool) {
         let mut queue = self.queue.lock();
         if self.closed.load(Ordering::Acquire) {
             drop(queue);
             drop(task);
             return;
         }
-        queue.push_back(task);
-        self.len.store(queue.len(), Ordering::Release);
+        queue.tasks.push_back(task);
+        queue.remote_pushes += u64::from(remote);
+        self.len.store(queue.tasks.len(), Ordering::Release);
+    }
+
+    /// Tasks pushed with `push_remote` so far.
+    pub(crate) fn remote_pushes(&self) -> u64 {
+        self.queue.lock().remote_pushes
     }
 
     /// Pushes many tasks under one lock.
@@ -75,8 +101,8 @@ impl<T> Inject<T> {
             tasks.for_each(drop);
             return;
         }
-        queue.extend(tasks);
-        self.len.store(queue.len(), Ordering::Release);
+        queue.tasks.extend(tasks);
+        self.len.store(queue.tasks.len(), Ordering::Release);
     }
 
     /// Pops one task.
@@ -85,8 +111,8 @@ impl<T> Inject<T> {
             return None;
         }
         let mut queue = self.queue.lock();
-        let task = queue.pop_front();
-        self.len.store(queue.len(), Ordering::Release);
+        let task = queue.tasks.pop_front();
+        self.len.store(queue.tasks.len(), Ordering::Release);
         task
     }
 
@@ -97,9 +123,9 @@ impl<T> Inject<T> {
             return 0;
         }
         let mut queue = self.queue.lock();
-        let n = max.min(queue.len());
-        queue.drain(..n).for_each(&mut f);
-        self.len.store(queue.len(), Ordering::Release);
+        let n = max.min(queue.tasks.len());
+        queue.tasks.drain(..n).for_each(&mut f);
+        self.len.store(queue.tasks.len(), Ordering::Release);
         n
     }
 
@@ -107,7 +133,7 @@ impl<T> Inject<T> {
     pub(crate) fn drain(&self) -> Vec<T> {
         let mut queue = self.queue.lock();
         self.len.store(0, Ordering::Release);
-        queue.drain(..).collect()
+        queue.tasks.drain(..).collect()
     }
 }
 
@@ -128,9 +154,10 @@ mod tests {
     #[test]
     fn fifo_batches_and_close() {
         let inject = Inject::new();
-        inject.push(1);
+        inject.push_remote(1);
         inject.push_batch([2, 3, 4].into_iter());
         assert_eq!(inject.len(), 4);
+        assert_eq!(inject.remote_pushes(), 1);
         assert_eq!(inject.pop(), Some(1));
         let mut popped = Vec::new();
         assert_eq!(inject.pop_n(2, |t| popped.push(t)), 2);

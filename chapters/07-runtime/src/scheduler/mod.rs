@@ -137,10 +137,6 @@ pub(crate) struct Handle {
     pub(crate) owned: OwnedTasks<Arc<Handle>>,
     pub(crate) config: Config,
     pub(crate) stats: Box<[WorkerStats]>,
-    /// Tasks scheduled from outside a worker (to the inject queue).
-    pub(crate) remote_schedules: AtomicU64,
-    /// Tasks spawned since the start.
-    pub(crate) spawned: AtomicU64,
     /// Polls the detector found longer than the threshold.
     pub(crate) long_polls: AtomicU64,
     /// Workers that have stopped hand their cores in here; the last one
@@ -150,7 +146,10 @@ pub(crate) struct Handle {
     pub(crate) driver: Arc<driver::Shared>,
     /// Threads for `spawn_blocking`.
     pub(crate) blocking: blocking::Spawner,
-    next_task_id: AtomicU64,
+    /// Written on every spawn: on a cache line of its own, so that the
+    /// spawning thread does not fight the workers for the line that holds
+    /// what they write (the idle counters, the inject queue's length).
+    next_task_id: CachePadded<AtomicU64>,
     /// Worker threads still running; shutdown waits on `exited` for zero.
     pub(crate) running_workers: Mutex<usize>,
     exited: Condvar,
@@ -185,7 +184,6 @@ impl Handle {
         F::Output: Send + 'static,
     {
         let id = self.next_id();
-        self.spawned.fetch_add(1, Ordering::Relaxed);
         let (join, notified) = self.owned.bind(future, self.clone(), id, location);
         if let Some(notified) = notified {
             self.schedule_task(notified, false);
@@ -223,8 +221,7 @@ impl Handle {
             Ok(()) => return,
             Err(task) => task,
         };
-        self.remote_schedules.fetch_add(1, Ordering::Relaxed);
-        self.inject.push(task);
+        self.inject.push_remote(task);
         match &self.current_thread {
             None => self.notify_parked(),
             Some(current) => current.notify(&self.driver),
@@ -334,6 +331,20 @@ impl Schedule for Arc<Handle> {
     }
 }
 
+/// A value on a cache-line pair of its own (128 bytes: x86 prefetches lines
+/// in adjacent pairs), so that writes to it do not slow down readers and
+/// writers of its neighbours.
+#[repr(align(128))]
+pub(crate) struct CachePadded<T>(pub(crate) T);
+
+impl<T> std::ops::Deref for CachePadded<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
 /// What each worker thread starts with: its core and its parker.
 pub(crate) type WorkerParts = (worker::Core, park::Parker);
 
@@ -370,13 +381,11 @@ pub(crate) fn create(
         stats: (0..num_workers.max(1))
             .map(|_| WorkerStats::new(metrics))
             .collect(),
-        remote_schedules: AtomicU64::new(0),
-        spawned: AtomicU64::new(0),
         long_polls: AtomicU64::new(0),
         shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
         driver,
         blocking,
-        next_task_id: AtomicU64::new(1),
+        next_task_id: CachePadded(AtomicU64::new(1)),
         running_workers: Mutex::new(0),
         exited: Condvar::new(),
         watchdog_stop: Mutex::new(false),

@@ -11,23 +11,33 @@
 //! Closing the list (at shutdown) marks every shard closed under its lock, so
 //! a task spawned after that is cancelled at once instead of being leaked.
 //!
+//! The counts the metrics report (tasks alive, tasks spawned) are kept in
+//! each shard, under the lock that insert and remove take anyway, rather
+//! than in runtime-wide atomics: a shared counter would be one more cache
+//! line that the spawning thread and every completing worker write to, on
+//! every task. Reading the counts takes each shard's lock in turn, which
+//! only the metrics do.
+//!
 //! Book: Chapter 7, "Shutdown: every future dropped exactly once".
 
 use super::{JoinHandle, Notified, Schedule, Task};
-use crate::loom::{AtomicUsize, Mutex, Ordering};
+use crate::loom::{Mutex, Ordering};
 use std::future::Future;
 
 /// Every live task of one runtime.
 pub(crate) struct OwnedTasks<S: 'static> {
     shards: Box<[Mutex<Shard<S>>]>,
     mask: usize,
-    alive: AtomicUsize,
 }
 
 struct Shard<S: 'static> {
     slots: Vec<Option<Task<S>>>,
     free: Vec<usize>,
     closed: bool,
+    /// Tasks in `slots`.
+    alive: usize,
+    /// Tasks ever inserted here.
+    spawned: u64,
 }
 
 impl<S: Schedule> OwnedTasks<S> {
@@ -41,11 +51,12 @@ impl<S: Schedule> OwnedTasks<S> {
                         slots: Vec::new(),
                         free: Vec::new(),
                         closed: false,
+                        alive: 0,
+                        spawned: 0,
                     })
                 })
                 .collect(),
             mask: count - 1,
-            alive: AtomicUsize::new(0),
         }
     }
 
@@ -86,7 +97,8 @@ impl<S: Schedule> OwnedTasks<S> {
             .owned_index
             .with_mut(|ptr| unsafe { *ptr = index });
         shard.slots[index] = Some(task);
-        self.alive.fetch_add(1, Ordering::Relaxed);
+        shard.alive += 1;
+        shard.spawned += 1;
         (join, Some(notified))
     }
 
@@ -102,7 +114,7 @@ impl<S: Schedule> OwnedTasks<S> {
         }
         let removed = slot.take();
         shard.free.push(index);
-        self.alive.fetch_sub(1, Ordering::Relaxed);
+        shard.alive -= 1;
         removed
     }
 
@@ -117,9 +129,8 @@ impl<S: Schedule> OwnedTasks<S> {
                 let mut shard = shard.lock();
                 shard.closed = true;
                 shard.free.clear();
-                let taken: Vec<Task<S>> = shard.slots.drain(..).flatten().collect();
-                self.alive.fetch_sub(taken.len(), Ordering::Relaxed);
-                taken
+                shard.alive = 0;
+                shard.slots.drain(..).flatten().collect()
             };
             for task in tasks {
                 task.shutdown();
@@ -128,9 +139,15 @@ impl<S: Schedule> OwnedTasks<S> {
     }
     // ANCHOR_END: close
 
-    /// Tasks spawned and not yet completed.
+    /// Tasks spawned and not yet completed (each shard's count under its
+    /// lock, one shard after another: a snapshot, not an atomic total).
     pub(crate) fn alive(&self) -> usize {
-        self.alive.load(Ordering::Relaxed)
+        self.shards.iter().map(|shard| shard.lock().alive).sum()
+    }
+
+    /// Tasks added to the list since it was created (a snapshot, as above).
+    pub(crate) fn spawned(&self) -> u64 {
+        self.shards.iter().map(|shard| shard.lock().spawned).sum()
     }
 
     /// Calls `f` with the id, spawn location and poll count of every live
