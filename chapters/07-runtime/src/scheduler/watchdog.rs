@@ -54,24 +54,55 @@ struct Seen {
 }
 
 // ANCHOR: cpu_wait
-/// Nanoseconds thread `tid` of this process has spent runnable but waiting
-/// for a CPU, if the kernel reports it.
-fn waited_for_cpu_ns(tid: u64) -> Option<u64> {
-    if tid == 0 {
-        return None;
-    }
-    let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
-    text.split_whitespace().nth(1)?.parse().ok()
+/// Each worker thread's `/proc/self/task/TID/schedstat`, opened once and
+/// read again from offset 0 whenever the watchdog needs a fresh value (the
+/// kernel regenerates the text on every read at offset 0): one `pread` per
+/// look instead of an open, a stat, two reads and a close.
+#[derive(Default)]
+struct CpuWait {
+    files: Vec<Option<(u64, std::fs::File)>>,
 }
 
-/// The part of `wall` the poll itself took: the wall time minus the time
-/// the thread waited for a CPU since `waited_at_first`.
-fn own_time(wall: Duration, tid: u64, waited_at_first: Option<u64>) -> Duration {
-    match (waited_at_first, waited_for_cpu_ns(tid)) {
-        (Some(before), Some(after)) => {
-            wall.saturating_sub(Duration::from_nanos(after.saturating_sub(before)))
+impl CpuWait {
+    /// Nanoseconds thread `tid` (worker `worker`) of this process has spent
+    /// runnable but waiting for a CPU, if the kernel reports it.
+    fn waited_ns(&mut self, worker: usize, tid: u64) -> Option<u64> {
+        use std::os::unix::fs::FileExt;
+        if tid == 0 {
+            return None;
         }
-        _ => wall,
+        if self.files.len() <= worker {
+            self.files.resize_with(worker + 1, || None);
+        }
+        let slot = &mut self.files[worker];
+        // A worker's thread changes when `block_in_place` hands its core
+        // to a new thread: open the new thread's file.
+        if slot.as_ref().is_none_or(|(opened, _)| *opened != tid) {
+            let path = format!("/proc/self/task/{tid}/schedstat");
+            *slot = Some((tid, std::fs::File::open(path).ok()?));
+        }
+        let (_, file) = slot.as_ref()?;
+        let mut buf = [0u8; 96];
+        let n = file.read_at(&mut buf, 0).ok()?;
+        let text = std::str::from_utf8(&buf[..n]).ok()?;
+        text.split_whitespace().nth(1)?.parse().ok()
+    }
+
+    /// The part of `wall` the poll itself took: the wall time minus the
+    /// time the thread waited for a CPU since `waited_at_first`.
+    fn own_time(
+        &mut self,
+        wall: Duration,
+        worker: usize,
+        tid: u64,
+        waited_at_first: Option<u64>,
+    ) -> Duration {
+        match (waited_at_first, self.waited_ns(worker, tid)) {
+            (Some(before), Some(after)) => {
+                wall.saturating_sub(Duration::from_nanos(after.saturating_sub(before)))
+            }
+            _ => wall,
+        }
     }
 }
 // ANCHOR_END: cpu_wait
@@ -82,6 +113,7 @@ pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
     let mut seen: Vec<Option<Seen>> = vec![None; handle.num_workers()];
     // Spawn locations already printed by the default reporter.
     let mut printed: Vec<&'static Location<'static>> = Vec::new();
+    let mut cpu_wait = CpuWait::default();
     loop {
         // Sleep one interval, unless shutdown says stop: then at once (a
         // runtime with a 10 s threshold must not wait 5 s to be dropped).
@@ -111,7 +143,7 @@ pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
                     s.last_seen = now;
                     let running = now - s.first_seen;
                     if !s.reported && running >= REPORT_RUNNING_AFTER {
-                        let own = own_time(running, tid, s.waited_at_first);
+                        let own = cpu_wait.own_time(running, worker, tid, s.waited_at_first);
                         if own >= threshold {
                             report(&handle, &mut printed, worker, location, own, true);
                             s.reported = true;
@@ -129,7 +161,7 @@ pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
                         // `last_seen`: estimate the middle of each gap.
                         let duration = (s.last_seen - s.first_seen) + interval;
                         if duration >= threshold {
-                            let own = own_time(duration, tid, s.waited_at_first);
+                            let own = cpu_wait.own_time(duration, worker, tid, s.waited_at_first);
                             if own >= threshold {
                                 report(&handle, &mut printed, worker, s.location, own, false);
                             }
@@ -144,7 +176,7 @@ pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
                         location,
                         first_seen: now,
                         last_seen: now,
-                        waited_at_first: waited_for_cpu_ns(tid),
+                        waited_at_first: cpu_wait.waited_ns(worker, tid),
                         reported: false,
                     });
                 }
