@@ -1,8 +1,15 @@
 //! `compare -- echo`: Chapter 3's harness against this runtime's echo server
 //! and a Tokio echo server of the same shape, one after the other in one
 //! run, each in its own process (the harness runs servers as children of
-//! this binary: `compare serve --runtime ours|tokio`).
+//! this binary: `compare serve --runtime ours|tokio [--workers N]`).
+//!
+//! Rounds alternate which server goes first, so that neither always meets
+//! the machine warmer or busier. Each round gives three ratios, ours over
+//! Tokio's: throughput, p99 latency and server context switches per
+//! message; the report gives the median of each over the rounds and their
+//! range (a noisy minute moves one round, not the median).
 
+use super::scheduler::{median, round3};
 use chapter_01::console::{Console, group_thousands};
 use chapter_03::experiments as ch03;
 use chapter_03::harness::ServerSpec;
@@ -30,19 +37,22 @@ impl Server {
         }
     }
 
-    fn spec(self) -> io::Result<ServerSpec> {
-        ServerSpec::this_binary(
-            self.name(),
-            &["serve", "--runtime", self.name(), "--addr", "127.0.0.1:0"],
-        )
+    fn spec(self, workers: Option<usize>) -> io::Result<ServerSpec> {
+        let workers = workers.map(|n| n.to_string());
+        let mut args = vec!["serve", "--runtime", self.name(), "--addr", "127.0.0.1:0"];
+        if let Some(workers) = &workers {
+            args.extend(["--workers", workers.as_str()]);
+        }
+        ServerSpec::this_binary(self.name(), &args)
     }
 }
 
-/// Runs a server until killed, printing `listening on ADDR`.
-pub fn serve(server: Server, addr: SocketAddr) -> io::Result<()> {
+/// Runs a server until killed, printing `listening on ADDR`. `workers`:
+/// worker threads (default: one per logical CPU, on both runtimes).
+pub fn serve(server: Server, addr: SocketAddr, workers: Option<usize>) -> io::Result<()> {
     match server {
-        Server::Ours => chapter_07::echo::run(addr, None),
-        Server::Tokio => tokio_echo::run(addr),
+        Server::Ours => chapter_07::echo::run(addr, workers),
+        Server::Tokio => tokio_echo::run(addr, workers),
     }
 }
 
@@ -86,13 +96,15 @@ mod tokio_echo {
         }
     }
 
-    pub fn run(addr: SocketAddr) -> io::Result<()> {
+    pub fn run(addr: SocketAddr, workers: Option<usize>) -> io::Result<()> {
         chapter_03::limits::raise_fd_limit()?;
         let listener = chapter_03::server::listener(addr)
             .map_err(|err| io::Error::new(err.kind(), format!("cannot bind {addr}: {err}")))?;
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()?;
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        if let Some(workers) = workers {
+            builder.worker_threads(workers);
+        }
+        let rt = builder.enable_all().build()?;
         rt.block_on(async {
             listener.set_nonblocking(true)?;
             let listener = TcpListener::from_std(listener)?;
@@ -104,46 +116,117 @@ mod tokio_echo {
     }
 }
 
-/// The comparison: each round runs ours then Tokio's under the same load;
-/// the round with the median throughput of each is reported.
+/// One round's figures for one server.
+fn figures(result: &Value) -> [f64; 3] {
+    let get = |key: &str| result[key].as_f64().unwrap_or(f64::NAN);
+    [
+        get("throughput_msgs_per_sec"),
+        get("latency_p99_us"),
+        get("server_switches_per_message"),
+    ]
+}
+
+/// Median and range of `values`, rounded to three decimals.
+fn summary(values: &[f64]) -> Value {
+    let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    json!({
+        "median": round3(median(values.to_vec())),
+        "min": round3(min),
+        "max": round3(max),
+    })
+}
+
+/// The comparison: each round runs both servers under the same load, the
+/// order alternating from round to round; ratios are taken within a round
+/// and summarised over the rounds by their median and range.
 pub fn compare(
     console: &Console,
     config: &LoadConfig,
     rounds: usize,
+    workers: Option<usize>,
 ) -> Result<Value, Box<dyn Error>> {
-    let specs = [Server::Ours.spec()?, Server::Tokio.spec()?];
+    let servers = [Server::Ours, Server::Tokio];
+    // runs[0]: ours, runs[1]: Tokio's, one result per round.
     let mut runs: [Vec<Value>; 2] = [Vec::new(), Vec::new()];
     for round in 0..rounds {
+        // Even rounds start with ours, odd rounds with Tokio's.
+        let order: [usize; 2] = if round % 2 == 0 { [0, 1] } else { [1, 0] };
         if rounds > 1 {
-            console.say(format!("round {} of {rounds}", round + 1));
+            console.say(format!(
+                "round {} of {rounds}: {} first",
+                round + 1,
+                servers[order[0]].name()
+            ));
         }
+        let specs = [
+            servers[order[0]].spec(workers)?,
+            servers[order[1]].spec(workers)?,
+        ];
         let report = ch03::compare(console, &specs, config)?;
         let results = report
             .get("results")
             .and_then(Value::as_array)
+            .filter(|results| results.len() == 2)
             .ok_or("the harness returned no results")?;
-        for (i, result) in results.iter().enumerate().take(2) {
-            runs[i].push(result.clone());
+        for (slot, result) in order.iter().zip(results) {
+            runs[*slot].push(result.clone());
         }
     }
-    let throughput = |v: &Value| v["throughput_msgs_per_sec"].as_f64().unwrap_or(0.0);
-    let median = |mut values: Vec<Value>| -> Value {
-        values.sort_by(|a, b| throughput(a).total_cmp(&throughput(b)));
-        values.swap_remove(values.len() / 2)
-    };
     let [ours, tokio] = runs;
-    let rounds_of = |runs: &[Value]| {
-        runs.iter()
-            .map(|r| throughput(r).round())
-            .collect::<Vec<_>>()
+    let ours_figures: Vec<[f64; 3]> = ours.iter().map(figures).collect();
+    let tokio_figures: Vec<[f64; 3]> = tokio.iter().map(figures).collect();
+    // Per-round ratios, ours over Tokio's: throughput, p99, switches.
+    let ratios: Vec<[f64; 3]> = ours_figures
+        .iter()
+        .zip(&tokio_figures)
+        .map(|(o, t)| [0, 1, 2].map(|i| o[i] / t[i].max(1e-9)))
+        .collect();
+    let column = |rows: &[[f64; 3]], i: usize| rows.iter().map(|row| row[i]).collect::<Vec<_>>();
+    let throughput_ratio = summary(&column(&ratios, 0));
+    let p99_ratio = summary(&column(&ratios, 1));
+    let switches_ratio = summary(&column(&ratios, 2));
+    let rounds_of =
+        |rows: &[[f64; 3]], i: usize| column(rows, i).into_iter().map(round3).collect::<Vec<_>>();
+    // The round whose throughput is the median, for the full results.
+    let median_round = |results: &[Value], rows: &[[f64; 3]]| -> Value {
+        let mut order: Vec<usize> = (0..rows.len()).collect();
+        order.sort_by(|a, b| rows[*a][0].total_cmp(&rows[*b][0]));
+        results[order[order.len() / 2]].clone()
     };
-    let (ours_rounds, tokio_rounds) = (rounds_of(&ours), rounds_of(&tokio));
-    let (ours, tokio) = (median(ours), median(tokio));
-    let ratio = throughput(&ours) / throughput(&tokio).max(1e-9);
+    let (ours_median, tokio_median) = (
+        median_round(&ours, &ours_figures),
+        median_round(&tokio, &tokio_figures),
+    );
+    let med = |rows: &[[f64; 3]], i: usize| median(column(rows, i));
+    let ratio_text = |v: &Value| {
+        format!(
+            "{:.2} (range {:.2} to {:.2})",
+            v["median"].as_f64().unwrap_or(f64::NAN),
+            v["min"].as_f64().unwrap_or(f64::NAN),
+            v["max"].as_f64().unwrap_or(f64::NAN)
+        )
+    };
     console.say(format!(
-        "\nThroughput, median round: ours {} msgs/s, tokio {} msgs/s; ours/tokio {ratio:.2} (goal: at least 0.8)",
-        group_thousands(throughput(&ours)),
-        group_thousands(throughput(&tokio)),
+        "\nMedians over {rounds} round(s), ours against Tokio's, with the per-round ratio's median and range:"
+    ));
+    console.say(format!(
+        "  throughput    ours {} msgs/s, tokio {} msgs/s; ratio {}",
+        group_thousands(med(&ours_figures, 0).round()),
+        group_thousands(med(&tokio_figures, 0).round()),
+        ratio_text(&throughput_ratio),
+    ));
+    console.say(format!(
+        "  p99 latency   ours {:.1} ms, tokio {:.1} ms; ratio {}",
+        med(&ours_figures, 1) / 1e3,
+        med(&tokio_figures, 1) / 1e3,
+        ratio_text(&p99_ratio),
+    ));
+    console.say(format!(
+        "  switches/msg  ours {:.4}, tokio {:.4}; ratio {}",
+        med(&ours_figures, 2),
+        med(&tokio_figures, 2),
+        ratio_text(&switches_ratio),
     ));
     // The server's resident memory per connection (the harness reads the
     // server's RSS before connecting and while every connection is open),
@@ -154,22 +237,34 @@ pub fn compare(
             .unwrap_or(f64::NAN)
     };
     console.say(format!(
-        "Server memory per connection, median round: ours {:.2} KiB, tokio {:.2} KiB",
-        memory(&ours),
-        memory(&tokio),
+        "  memory/conn   ours {:.2} KiB, tokio {:.2} KiB (median-throughput round)",
+        memory(&ours_median),
+        memory(&tokio_median),
     ));
+    let workers = workers
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, std::num::NonZero::get));
     Ok(json!({
         "experiment": "echo",
         "connections": config.connections,
         "duration_s": config.duration.as_secs(),
         "rounds": rounds,
+        "workers": workers,
         "machine": chapter_01::machine::Machine::current().describe(),
-        "results": [ours, tokio],
-        "throughput_rounds_ours": ours_rounds,
-        "throughput_rounds_tokio": tokio_rounds,
-        "throughput_ratio_vs_tokio": (ratio * 1000.0).round() / 1000.0,
-        "memory_per_connection_kib_ours": memory(&ours),
-        "memory_per_connection_kib_tokio": memory(&tokio),
+        "results": [ours_median, tokio_median],
+        "throughput_rounds_ours": rounds_of(&ours_figures, 0).into_iter().map(f64::round).collect::<Vec<_>>(),
+        "throughput_rounds_tokio": rounds_of(&tokio_figures, 0).into_iter().map(f64::round).collect::<Vec<_>>(),
+        "p99_us_rounds_ours": rounds_of(&ours_figures, 1),
+        "p99_us_rounds_tokio": rounds_of(&tokio_figures, 1),
+        "switches_per_message_rounds_ours": column(&ours_figures, 2),
+        "switches_per_message_rounds_tokio": column(&tokio_figures, 2),
+        "throughput_ratio_vs_tokio": throughput_ratio["median"],
+        "throughput_ratio_vs_tokio_range": [throughput_ratio["min"], throughput_ratio["max"]],
+        "p99_ratio_vs_tokio": p99_ratio["median"],
+        "p99_ratio_vs_tokio_range": [p99_ratio["min"], p99_ratio["max"]],
+        "switches_per_message_ratio_vs_tokio": switches_ratio["median"],
+        "switches_per_message_ratio_vs_tokio_range": [switches_ratio["min"], switches_ratio["max"]],
+        "memory_per_connection_kib_ours": memory(&ours_median),
+        "memory_per_connection_kib_tokio": memory(&tokio_median),
     }))
 }
 

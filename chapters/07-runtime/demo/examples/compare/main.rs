@@ -104,9 +104,12 @@ mod app {
             /// Seconds of load per server
             #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=3600))]
             duration: u32,
-            /// Rounds (each runs both servers; the median round is reported)
-            #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+            /// Rounds (each runs both servers, alternating which goes first; ratios are medians over rounds)
+            #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
             rounds: u32,
+            /// Worker threads per server (default: logical CPUs, on both runtimes)
+            #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+            workers: Option<u16>,
             /// Print one JSON object instead of a table
             #[arg(long)]
             json: bool,
@@ -181,6 +184,9 @@ mod app {
             runtime: RuntimeArg,
             #[arg(long, default_value = "127.0.0.1:0")]
             addr: SocketAddr,
+            /// Worker threads (default: logical CPUs)
+            #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+            workers: Option<u16>,
         },
     }
 
@@ -284,6 +290,7 @@ mod app {
                 connections,
                 duration,
                 rounds,
+                workers,
                 json,
             } => {
                 let console = Console::new(json);
@@ -291,7 +298,8 @@ mod app {
                     connections as usize,
                     Duration::from_secs(u64::from(duration)),
                 );
-                let report = echo::compare(&console, &config, rounds as usize)?;
+                let report =
+                    echo::compare(&console, &config, rounds as usize, workers.map(usize::from))?;
                 if json {
                     println!("{}", serde_json::to_string_pretty(&report)?);
                 }
@@ -380,12 +388,16 @@ mod app {
                 }
                 Ok(())
             }
-            Experiment::Serve { runtime, addr } => {
+            Experiment::Serve {
+                runtime,
+                addr,
+                workers,
+            } => {
                 let server = match runtime {
                     RuntimeArg::Ours => echo::Server::Ours,
                     RuntimeArg::Tokio => echo::Server::Tokio,
                 };
-                Ok(echo::serve(server, addr)?)
+                Ok(echo::serve(server, addr, workers.map(usize::from))?)
             }
         }
     }

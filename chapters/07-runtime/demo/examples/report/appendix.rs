@@ -97,8 +97,8 @@ impl ServerArg {
             ServerArg::Epoll => chapter_04::server::serve(addr, chapter_04::connection::Mode::Edge),
             ServerArg::EventLoop => chapter_05::echo::run(addr, None),
             ServerArg::Executor => chapter_06::echo::run(addr),
-            ServerArg::Rt => echo::serve(echo::Server::Ours, addr),
-            ServerArg::Tokio => echo::serve(echo::Server::Tokio, addr),
+            ServerArg::Rt => echo::serve(echo::Server::Ours, addr, None),
+            ServerArg::Tokio => echo::serve(echo::Server::Tokio, addr, None),
         }
     }
 }
