@@ -261,3 +261,88 @@ fn pausing_a_multi_thread_runtime_panics() {
             .is_err()
     );
 }
+
+/// Tasks that wake and spawn each other on the driving thread stay on its
+/// own queue: none of them is counted as a remote schedule (the inject
+/// queue's count). One spawned from another thread is.
+#[test]
+fn wakes_on_the_driving_thread_bypass_the_inject_queue() {
+    limit(|| {
+        let rt = current_thread();
+        let metrics = rt.metrics();
+        rt.block_on(async {
+            let (tx, mut rx) = mpsc::channel::<u32>(1);
+            let producer = rt::spawn(async move {
+                for i in 0..100 {
+                    tx.send(i).await.unwrap();
+                }
+            });
+            let mut sum = 0;
+            while let Some(i) = rx.recv().await {
+                sum += i;
+                rt::task::yield_now().await;
+            }
+            producer.await.unwrap();
+            assert_eq!(sum, 4950);
+        });
+        assert_eq!(metrics.remote_schedule_count(), 0);
+        let handle = rt.handle().clone();
+        let remote = std::thread::spawn(move || handle.spawn(async { 7 }))
+            .join()
+            .unwrap();
+        assert_eq!(rt.block_on(remote).unwrap(), 7);
+        assert_eq!(metrics.remote_schedule_count(), 1);
+    });
+}
+
+/// A task still queued on the driving thread when `block_on` returns is
+/// not lost: the next `block_on` runs it.
+#[test]
+fn tasks_queued_when_block_on_returns_run_in_the_next_one() {
+    limit(|| {
+        let rt = current_thread();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let counter = ran.clone();
+        let handle = rt.block_on(async move {
+            // Spawned on the driving thread, and not yet run when the
+            // future completes.
+            rt::spawn(async move {
+                counter.fetch_add(1, Ordering::SeqCst);
+            })
+        });
+        assert_eq!(ran.load(Ordering::SeqCst), 0);
+        rt.block_on(handle).unwrap();
+        assert_eq!(ran.load(Ordering::SeqCst), 1);
+    });
+}
+
+/// A task that yields for ever does not starve a task woken from another
+/// thread (which goes through the inject queue): the inject queue goes
+/// first every `global_queue_interval` tasks.
+#[test]
+fn a_yielding_loop_does_not_starve_remote_wakes() {
+    limit(|| {
+        let rt = current_thread();
+        rt.block_on(async {
+            let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let flag = stop.clone();
+            let spinner = rt::spawn(async move {
+                while !flag.load(Ordering::SeqCst) {
+                    rt::task::yield_now().await;
+                }
+            });
+            let (tx, rx) = oneshot::channel();
+            // This task's wake-up comes from another thread.
+            let stopper = rt::spawn(async move {
+                rx.await.unwrap();
+                stop.store(true, Ordering::SeqCst);
+            });
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                tx.send(()).unwrap();
+            });
+            spinner.await.unwrap();
+            stopper.await.unwrap();
+        });
+    });
+}

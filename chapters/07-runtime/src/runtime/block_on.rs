@@ -12,7 +12,10 @@
 //! work too: [`block_on_current_thread`] polls the future when it was woken,
 //! runs the queued tasks in batches, turns the driver between batches, and
 //! sleeps in the driver (`epoll_wait`, until the next timer) when nothing is
-//! ready.
+//! ready. A task woken or spawned on the driving thread itself (by another
+//! task, by the future, or by an event the driver delivers there) goes to a
+//! queue of that thread's own, with no lock and no atomic operation; only a
+//! wake from another thread goes through the inject queue and its mutex.
 //!
 //! Book: Chapter 7, "Many workers, one runtime", and "Writing programs on
 //! the runtime".
@@ -21,6 +24,8 @@ use crate::loom::{AtomicBool, Ordering};
 use crate::scheduler::park::{Parker, Unparker};
 use crate::scheduler::{self, CurrentThread, NOTIFIED, PARKED};
 use crate::task::coop;
+use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::pin;
 use std::sync::Arc;
@@ -100,6 +105,85 @@ impl Wake for MainWaker {
     }
 }
 
+// ANCHOR: local_queue
+/// The run queue of the thread driving a current-thread runtime: tasks
+/// woken on that thread. Only that thread touches it, so it needs no lock.
+struct LocalQueue {
+    /// Which runtime's tasks it holds (the address of its shared state).
+    runtime: *const scheduler::Handle,
+    tasks: VecDeque<scheduler::Notified>,
+}
+
+thread_local! {
+    /// The queue of the current-thread `block_on` running on this thread,
+    /// if any (an inner one, for another runtime, shadows an outer one).
+    static LOCAL: RefCell<Option<LocalQueue>> = const { RefCell::new(None) };
+}
+
+/// Queues `task` on this thread's local queue if this thread is driving
+/// `handle`'s current-thread runtime; gives it back otherwise.
+pub(crate) fn schedule_on_driving_thread(
+    handle: &scheduler::Handle,
+    task: scheduler::Notified,
+) -> Result<(), scheduler::Notified> {
+    LOCAL.with(|local| match local.try_borrow_mut() {
+        Ok(mut local) => match local.as_mut() {
+            Some(queue) if std::ptr::eq(queue.runtime, handle) => {
+                queue.tasks.push_back(task);
+                Ok(())
+            }
+            _ => Err(task),
+        },
+        Err(_) => Err(task),
+    })
+}
+// ANCHOR_END: local_queue
+
+fn pop_local() -> Option<scheduler::Notified> {
+    LOCAL.with(|local| local.borrow_mut().as_mut()?.tasks.pop_front())
+}
+
+fn local_is_empty() -> bool {
+    LOCAL.with(|local| {
+        local
+            .borrow()
+            .as_ref()
+            .is_none_or(|queue| queue.tasks.is_empty())
+    })
+}
+
+/// Installs this thread's local queue for one `block_on`, and on the way
+/// out (also by panic) puts back whatever it replaced and hands the tasks
+/// still queued to the inject queue, where the next `block_on` or the
+/// runtime's shutdown finds them.
+struct LocalGuard<'a> {
+    handle: &'a scheduler::Handle,
+    previous: Option<LocalQueue>,
+}
+
+impl<'a> LocalGuard<'a> {
+    fn install(handle: &'a scheduler::Handle) -> LocalGuard<'a> {
+        let queue = LocalQueue {
+            runtime: handle,
+            tasks: VecDeque::new(),
+        };
+        let previous = LOCAL.with(|local| local.borrow_mut().replace(queue));
+        LocalGuard { handle, previous }
+    }
+}
+
+impl Drop for LocalGuard<'_> {
+    fn drop(&mut self) {
+        let ours =
+            LOCAL.with(|local| std::mem::replace(&mut *local.borrow_mut(), self.previous.take()));
+        if let Some(queue) = ours
+            && !queue.tasks.is_empty()
+        {
+            self.handle.inject.push_batch(queue.tasks.into_iter());
+        }
+    }
+}
+
 /// `block_on` of the current-thread runtime: this thread is the runtime.
 // ANCHOR: block_on_current_thread
 pub(crate) fn block_on_current_thread<F: Future>(
@@ -124,6 +208,9 @@ pub(crate) fn block_on_current_thread<F: Future>(
     let mut cx = Context::from_waker(&waker);
     let budget = (!handle.config.disable_coop_budget).then_some(coop::BUDGET);
     let interval = handle.config.event_interval as usize;
+    let global_interval = handle.config.global_queue_interval;
+    let _local = LocalGuard::install(handle);
+    let mut tick: u32 = 0;
     loop {
         if main.woken.swap(false, Ordering::AcqRel)
             && let Poll::Ready(output) = coop::with_budget(budget, || future.as_mut().poll(&mut cx))
@@ -133,9 +220,17 @@ pub(crate) fn block_on_current_thread<F: Future>(
         // A batch of tasks, each with a fresh budget, before the future's
         // next turn (as Tokio's current-thread scheduler does): a future
         // that keeps waking itself cannot starve the tasks.
+        // Local tasks first; every `global_queue_interval` tasks the inject
+        // queue goes first, so wakes from other threads are not starved.
         let mut ran = 0;
         while ran < interval {
-            let Some(task) = handle.inject.pop() else {
+            tick = tick.wrapping_add(1);
+            let task = if tick.is_multiple_of(global_interval) {
+                handle.inject.pop().or_else(pop_local)
+            } else {
+                pop_local().or_else(|| handle.inject.pop())
+            };
+            let Some(task) = task else {
                 break;
             };
             coop::with_budget(budget, || task.run());
@@ -146,7 +241,7 @@ pub(crate) fn block_on_current_thread<F: Future>(
             handle.driver.poll_now();
             continue;
         }
-        if main.woken.load(Ordering::Relaxed) || !handle.inject.is_empty() {
+        if main.woken.load(Ordering::Relaxed) || !handle.inject.is_empty() || !local_is_empty() {
             continue;
         }
         park(handle, current, &main);
@@ -167,7 +262,8 @@ fn park(handle: &scheduler::Handle, current: &CurrentThread, main: &MainWaker) {
             // the next timer is the next thing that can happen: advance
             // to it. (No timer at all: wait for I/O or a wake.)
             driver.park(&handle.driver, Some(std::time::Duration::ZERO));
-            let idle = !main.woken.load(Ordering::Acquire) && handle.inject.is_empty();
+            let idle =
+                !main.woken.load(Ordering::Acquire) && handle.inject.is_empty() && local_is_empty();
             if idle && !handle.driver.time.auto_advance() {
                 driver.park(&handle.driver, None);
             }

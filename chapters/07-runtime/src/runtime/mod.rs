@@ -11,7 +11,7 @@
 //!
 //! Book: Chapter 7, "Many workers, one runtime" and "Shutdown".
 
-mod block_on;
+pub(crate) mod block_on;
 mod builder;
 pub(crate) mod context;
 mod metrics;

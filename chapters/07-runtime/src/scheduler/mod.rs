@@ -221,6 +221,15 @@ impl Handle {
             Ok(()) => return,
             Err(task) => task,
         };
+        let task = match &self.current_thread {
+            // The driving thread itself: its own queue, no notification
+            // (it is awake, and looks there before it sleeps).
+            Some(_) => match crate::runtime::block_on::schedule_on_driving_thread(self, task) {
+                Ok(()) => return,
+                Err(task) => task,
+            },
+            None => task,
+        };
         self.inject.push_remote(task);
         match &self.current_thread {
             None => self.notify_parked(),
