@@ -3,7 +3,7 @@
 //! still reach the parts it needs.
 //!
 //! ```text
-//!  Cell<T, S>  (#[repr(C)], one Box, cache-line aligned)
+//!  Cell<T, S>  (#[repr(C)], one Box)
 //! +-------------------------------------------------------------+
 //! | Header   state word | vtable | id | owned-list index        |  <- a task pointer points here
 //! +-------------------------------------------------------------+
@@ -102,9 +102,12 @@ pub(crate) struct Trailer {
 
 /// The whole allocation.
 ///
-/// Aligned to a cache line so that the state words of two tasks polled on two
-/// cores never share a line (each wake and poll writes the word).
-#[repr(C, align(64))]
+/// Not aligned to a cache line, although two tasks' state words may then
+/// share one: with an alignment above 16 bytes, glibc's `malloc` takes its
+/// `memalign` path, which carves the block out of a bigger one and frees the
+/// rest, and on a spawn-heavy workload that cost more than the rare false
+/// sharing saves (Chapter 7, "A task is one allocation and one word").
+#[repr(C)]
 pub(crate) struct Cell<T: Future, S> {
     pub(crate) header: Header,
     pub(crate) core: Core<T, S>,
