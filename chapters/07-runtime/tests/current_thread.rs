@@ -298,6 +298,8 @@ fn wakes_on_the_driving_thread_bypass_the_inject_queue() {
 /// A task still queued on the driving thread when `block_on` returns is
 /// not lost: the next `block_on` runs it.
 #[test]
+// The block_on future returns the JoinHandle on purpose, unawaited.
+#[allow(clippy::async_yields_async)]
 fn tasks_queued_when_block_on_returns_run_in_the_next_one() {
     limit(|| {
         let rt = current_thread();
