@@ -6,7 +6,7 @@
 //! cargo run --release -p chapter-07 --example compare -- scheduler --flavor current-thread [--quick] [--json]
 //! cargo run --release -p chapter-07 --example compare -- echo --connections 1000 --duration 5 [--json]
 //! cargo run --release -p chapter-07 --example compare -- timers [--quick] [--json]
-//! cargo run --release -p chapter-07 --example compare -- sync [--json] [--rounds N]
+//! cargo run --release -p chapter-07 --example compare -- sync [--quick] [--json] [--rounds N]
 //! cargo run --release -p chapter-07 --example compare -- channels [--json] [--rounds N]
 //! cargo run --release -p chapter-07 --example compare -- http [--duration 10] [--rounds 3] [--idle 10000] [--json]
 //! ```
@@ -141,14 +141,17 @@ mod app {
             #[arg(long, value_name = "DIR")]
             plot: Option<std::path::PathBuf>,
         },
-        /// Mutex, semaphore (and std::sync::Mutex) on both runtimes
+        /// Mutex, semaphore, std::sync::Mutex, JoinSet and mpsc on both runtimes
         Sync {
             /// Print one JSON object instead of a table
             #[arg(long)]
             json: bool,
-            /// Rounds per primitive
-            #[arg(long, default_value_t = 21, value_parser = clap::value_parser!(u16).range(1..=1000))]
-            rounds: u16,
+            /// Fewer rounds, shorter samples, 10,000 tasks per JoinSet sample
+            #[arg(long)]
+            quick: bool,
+            /// Rounds per primitive (default: 21, or 5 with --quick)
+            #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1000))]
+            rounds: Option<u16>,
             /// Worker threads per runtime (default: logical CPUs)
             #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
             workers: Option<u16>,
@@ -340,6 +343,7 @@ mod app {
             }
             Experiment::Sync {
                 json,
+                quick,
                 rounds,
                 workers,
                 plot,
@@ -349,8 +353,9 @@ mod app {
                     workers: workers.map(usize::from).unwrap_or_else(|| {
                         std::thread::available_parallelism().map_or(1, usize::from)
                     }),
-                    rounds: usize::from(rounds),
-                    sample: Duration::from_millis(30),
+                    rounds: usize::from(rounds.unwrap_or(if quick { 5 } else { 21 })),
+                    sample: Duration::from_millis(if quick { 10 } else { 30 }),
+                    joinset_tasks: if quick { 10_000 } else { 100_000 },
                 };
                 let report = sync::run(&console, &config);
                 if let Some(dir) = plot {

@@ -11,16 +11,21 @@
 //!
 //! * `mutex_uncontended`: one task locks, increments, unlocks, in a loop;
 //! * `mutex_contended`: [`CONTENDERS`] tasks do the same on one mutex;
+//! * `mutex_await_held`: [`CONTENDERS`] tasks lock, yield to the runtime
+//!   once *while holding the guard* (a critical section that awaits, the
+//!   case only an async mutex allows), then unlock;
 //! * `semaphore_uncontended`: one task acquires and drops a permit;
 //! * `semaphore_contended`: [`CONTENDERS`] tasks share [`PERMITS`] permits;
 //! * `std_mutex_*`: the two mutex workloads with `std::sync::Mutex` (never
 //!   held across an `.await`), on each runtime, for the page's question
 //!   "when an async mutex, when a std one".
 //!
-//! The channel benchmarks (mpsc, JoinSet) belong to the channels' own work
-//! and are to be added as more [`Primitive`]s here.
+//! * `joinset_spawn_join`: spawn [`Config::joinset_tasks`] tasks (100,000
+//!   by default) into a `JoinSet` and join them all, one sample each;
+//! * `mpsc_*`: one or eight senders through a bounded or unbounded channel.
 
 use super::runtimes::{Ours, Runtime, Spawner, Tokio};
+use super::scheduler::{median, round3};
 use chapter_01::console::{Console, human_duration_ns};
 use chapter_01::machine::Machine;
 use serde_json::{Value, json};
@@ -43,6 +48,9 @@ pub struct Config {
     pub rounds: usize,
     /// Each sample repeats its workload until it lasts about this long.
     pub sample: Duration,
+    /// Tasks spawned and joined in each `JoinSet` sample (a fixed count,
+    /// not sized by `sample`: the issue asks for a set of 100,000).
+    pub joinset_tasks: usize,
 }
 
 /// One benchmarked workload.
@@ -50,6 +58,8 @@ pub struct Config {
 pub enum Primitive {
     MutexUncontended,
     MutexContended,
+    /// [`CONTENDERS`] tasks that yield once while holding the lock.
+    MutexAwaitHeld,
     SemaphoreUncontended,
     SemaphoreContended,
     StdMutexUncontended,
@@ -66,9 +76,10 @@ pub enum Primitive {
     MpscUnbounded8,
 }
 
-const ALL: [Primitive; 11] = [
+const ALL: [Primitive; 12] = [
     Primitive::MutexUncontended,
     Primitive::MutexContended,
+    Primitive::MutexAwaitHeld,
     Primitive::SemaphoreUncontended,
     Primitive::SemaphoreContended,
     Primitive::StdMutexUncontended,
@@ -85,6 +96,7 @@ impl Primitive {
         match self {
             Primitive::MutexUncontended => "mutex_uncontended",
             Primitive::MutexContended => "mutex_contended",
+            Primitive::MutexAwaitHeld => "mutex_await_held",
             Primitive::SemaphoreUncontended => "semaphore_uncontended",
             Primitive::SemaphoreContended => "semaphore_contended",
             Primitive::StdMutexUncontended => "std_mutex_uncontended",
@@ -127,6 +139,25 @@ macro_rules! workloads {
                             async move {
                                 for _ in 0..each {
                                     *mutex.lock().await += 1;
+                                }
+                            }
+                        }).await;
+                        assert_eq!(*mutex.lock().await, (each * CONTENDERS) as u64);
+                    }
+                    Primitive::MutexAwaitHeld => {
+                        let mutex = Arc::new(Mutex::new(0u64));
+                        let each = ops / CONTENDERS;
+                        contend(&spawner, |_| {
+                            let mutex = mutex.clone();
+                            async move {
+                                for _ in 0..each {
+                                    let mut guard = mutex.lock().await;
+                                    // The section awaits: the guard is held
+                                    // across a trip through the run queue,
+                                    // and every other contender queues up
+                                    // behind it in the mutex's line.
+                                    $($task)::+::yield_now().await;
+                                    *guard += 1;
                                 }
                             }
                         }).await;
@@ -298,10 +329,11 @@ struct Row {
 pub fn run(console: &Console, config: &Config) -> Value {
     let machine = Machine::current();
     console.say(format!(
-        "Locks on {} and {}, {} worker threads each; {CONTENDERS} tasks in the contended workloads",
+        "Locks, channels and JoinSet on {} and {}, {} worker threads each; {CONTENDERS} tasks in the contended workloads; {} tasks per JoinSet sample",
         Ours::NAME,
         Tokio::NAME,
-        config.workers
+        config.workers,
+        config.joinset_tasks
     ));
     console.say(format!("Measured on: {}", machine.describe()));
     console.say(format!(
@@ -314,13 +346,17 @@ pub fn run(console: &Console, config: &Config) -> Value {
 
     let mut rows = Vec::new();
     for primitive in ALL {
-        // Warm up both; size the samples on the slower.
+        // Warm up both; size the samples on the slower (the JoinSet's is a
+        // fixed number of tasks).
         let probe = 4 * CONTENDERS * 64;
         let slowest = sample(&ours, primitive, probe).max(sample(&tokio, primitive, probe));
-        let ops = ((config.sample.as_nanos() as f64 / slowest) as usize)
-            .clamp(CONTENDERS, 10_000_000)
-            / CONTENDERS
-            * CONTENDERS;
+        let ops = if primitive == Primitive::JoinSet {
+            config.joinset_tasks
+        } else {
+            ((config.sample.as_nanos() as f64 / slowest) as usize).clamp(CONTENDERS, 10_000_000)
+                / CONTENDERS
+                * CONTENDERS
+        };
         let (mut a, mut b) = (Vec::new(), Vec::new());
         // ANCHOR: alternate
         for round in 0..config.rounds {
@@ -365,7 +401,7 @@ pub fn run(console: &Console, config: &Config) -> Value {
         .map(|row| row.vs_tokio)
         .fold(0.0, f64::max);
     console.say(format!(
-        "\nWorst ratio of our locks against Tokio's: {worst:.2} (lower is better; the goal is at most 1.0, the bar 1.5).\nThe std_mutex rows use std::sync::Mutex on both runtimes (a reference, not a race)."
+        "\nWorst ratio of ours against Tokio's: {worst:.2} (lower is better; the goal is at most 1.0, the bar 1.5).\nThe std_mutex rows use std::sync::Mutex on both runtimes (a reference, not a race)."
     ));
 
     json!({
@@ -373,6 +409,7 @@ pub fn run(console: &Console, config: &Config) -> Value {
         "workers": config.workers,
         "rounds": config.rounds,
         "contenders": CONTENDERS,
+        "joinset_tasks": config.joinset_tasks,
         "machine": machine.describe(),
         "worst_ratio_vs_tokio": round3(worst),
         "results": rows.iter().map(|row| json!({
@@ -385,19 +422,4 @@ pub fn run(console: &Console, config: &Config) -> Value {
             "ops_per_sample": row.ops,
         })).collect::<Vec<_>>(),
     })
-}
-
-// `scheduler.rs` has the same two helpers, private to it.
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
-    }
-}
-
-fn round3(x: f64) -> f64 {
-    (x * 1000.0).round() / 1000.0
 }
