@@ -239,6 +239,41 @@ fn task_id_names_the_running_task() {
     });
 }
 
+/// Records `task::try_id()` when dropped.
+struct IdOnDrop(Arc<std::sync::Mutex<Option<Option<task::Id>>>>);
+
+impl Drop for IdOnDrop {
+    fn drop(&mut self) {
+        *self.0.lock().unwrap() = Some(task::try_id());
+    }
+}
+
+#[test]
+fn an_aborted_tasks_future_is_dropped_with_its_id_published() {
+    limit(|| {
+        let rt = runtime();
+        rt.block_on(async {
+            let seen = Arc::new(std::sync::Mutex::new(None));
+            let guard = IdOnDrop(seen.clone());
+            let handle = rt::spawn(async move {
+                let _guard = guard;
+                std::future::pending::<()>().await;
+            });
+            let expected = handle.id();
+            // Let it reach its await, so that the abort finds it idle.
+            task::yield_now().await;
+            handle.abort();
+            assert!(handle.await.unwrap_err().is_cancelled());
+            let recorded = seen.lock().unwrap().take();
+            assert_eq!(
+                recorded,
+                Some(Some(expected)),
+                "the cancelled future's Drop should see its own task id"
+            );
+        });
+    });
+}
+
 rt::task_local! {
     static REQUEST: u32;
     static NAME: String;
@@ -271,5 +306,24 @@ fn a_task_local_is_set_for_its_scope_on_any_thread() {
             assert_eq!(spawned.await.unwrap(), "worker");
             assert_eq!(REQUEST.sync_scope(3, || REQUEST.get()), 3);
         });
+    });
+}
+
+#[test]
+fn a_spawned_task_does_not_inherit_a_task_local() {
+    limit(|| {
+        let rt = runtime();
+        rt.block_on(REQUEST.scope(7, async {
+            assert_eq!(REQUEST.get(), 7);
+            let child = rt::spawn(async { REQUEST.try_with(|v| *v).is_ok() });
+            assert!(
+                !child.await.unwrap(),
+                "a task spawned inside a scope must not see its value"
+            );
+            // Moving the value in explicitly is how a child gets one.
+            let value = REQUEST.get();
+            let child = rt::spawn(REQUEST.scope(value, async { REQUEST.get() }));
+            assert_eq!(child.await.unwrap(), 7);
+        }));
     });
 }

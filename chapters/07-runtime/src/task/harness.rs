@@ -258,7 +258,7 @@ impl<T: Future, S: Schedule> Harness<T, S> {
         match self.header().state.transition_to_running() {
             TransitionToRunning::Success => {}
             TransitionToRunning::Cancelled => {
-                cancel_task(self.core());
+                cancel_task(self.core(), self.header().id);
                 return PollOutcome::Complete;
             }
             TransitionToRunning::Failed => return PollOutcome::Done,
@@ -285,7 +285,7 @@ impl<T: Future, S: Schedule> Harness<T, S> {
             TransitionToIdle::OkNotified => PollOutcome::Notified,
             TransitionToIdle::OkDealloc => PollOutcome::Dealloc,
             TransitionToIdle::Cancelled => {
-                cancel_task(self.core());
+                cancel_task(self.core(), self.header().id);
                 PollOutcome::Complete
             }
         }
@@ -364,7 +364,7 @@ impl<T: Future, S: Schedule> Harness<T, S> {
         if self.header().state.transition_to_shutdown() {
             // Nobody was polling it: we own the future. The owned list's
             // reference serves as the running reference.
-            cancel_task(self.core());
+            cancel_task(self.core(), self.header().id);
             self.complete();
         } else {
             // A worker is polling it (it will see CANCELLED) or it is done.
@@ -400,9 +400,13 @@ fn poll_future<T: Future, S>(core: &Core<T, S>, cx: &mut Context<'_>) -> Poll<()
 }
 // ANCHOR_END: poll_future
 
+// ANCHOR: cancel_task
 /// Drops the future of a cancelled task and stores the cancellation (or the
-/// panic its drop raised) as the output.
-fn cancel_task<T: Future, S>(core: &Core<T, S>) {
+/// panic its drop raised) as the output. The future's `Drop` runs with the
+/// task's id published, as its polls do, so that `task::id()` in a
+/// destructor names the task being cancelled (as Tokio's does).
+fn cancel_task<T: Future, S>(core: &Core<T, S>, id: u64) {
+    let _id = super::id::enter(id);
     // SAFETY: the caller set RUNNING (by polling or by shutdown).
     let dropped = panic::catch_unwind(AssertUnwindSafe(|| unsafe {
         core.set_stage(Stage::Consumed)
@@ -414,6 +418,7 @@ fn cancel_task<T: Future, S>(core: &Core<T, S>) {
     // SAFETY: still RUNNING; the stage is Consumed so nothing is dropped here.
     unsafe { core.set_stage(Stage::Finished(Err(error))) };
 }
+// ANCHOR_END: cancel_task
 
 /// The JoinHandle's side of the waker hand-over. Returns true when the
 /// output can be read; otherwise leaves `waker` where the completer will find
