@@ -313,6 +313,7 @@ fn a_task_local_is_set_for_its_scope_on_any_thread() {
 fn a_spawned_task_does_not_inherit_a_task_local() {
     limit(|| {
         let rt = runtime();
+        // ANCHOR: not_inherited
         rt.block_on(REQUEST.scope(7, async {
             assert_eq!(REQUEST.get(), 7);
             let child = rt::spawn(async { REQUEST.try_with(|v| *v).is_ok() });
@@ -325,5 +326,6 @@ fn a_spawned_task_does_not_inherit_a_task_local() {
             let child = rt::spawn(REQUEST.scope(value, async { REQUEST.get() }));
             assert_eq!(child.await.unwrap(), 7);
         }));
+        // ANCHOR_END: not_inherited
     });
 }

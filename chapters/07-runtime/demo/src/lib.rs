@@ -9,6 +9,8 @@
 //!   queue's interval, the budget, timers, the blocking pool);
 //! * [`top`]: a live view of the workers, drawn from `Runtime::metrics`;
 //! * [`cancel`]: a `select!` loop that loses data, and the same loop fixed;
+//! * [`joinset`]: a hundred thousand tasks in a `JoinSet`, one failing, the
+//!   rest aborted;
 //! * [`echo`]: the echo server that Chapter 3's load generator drives;
 //! * [`graceful`]: the same server, shut down gracefully on Ctrl-C;
 //! * [`hyper_rt`]: hyper's runtime traits implemented on `rt`, and
@@ -27,6 +29,7 @@ pub mod experiments;
 pub mod graceful;
 pub mod http;
 pub mod hyper_rt;
+pub mod joinset;
 pub mod plots;
 pub mod top;
 

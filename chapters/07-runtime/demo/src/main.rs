@@ -163,6 +163,21 @@ enum Command {
               value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
         intervals: Vec<u32>,
     },
+    /// A JoinSet of 100,000 tasks: half return, half wait forever, one fails; abort_all, then drop.
+    Joinset {
+        /// Tasks in the set.
+        #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u32).range(4..=10_000_000))]
+        tasks: u32,
+        /// Rounds (medians and ranges are reported).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        rounds: u32,
+        /// Worker threads (default: logical CPUs, at least 2).
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        workers: Option<u16>,
+        /// Also draw the times as an SVG plot into this directory.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<std::path::PathBuf>,
+    },
     /// A select! loop that drops bytes (read_exact against a ticker), next to the loop fixed.
     Cancel {
         /// Records the peer sends to each reader.
@@ -324,6 +339,27 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             if quick { 50 } else { probes as usize },
             &intervals,
         )?,
+        Some(Command::Joinset {
+            tasks,
+            rounds,
+            workers,
+            plot,
+        }) => {
+            let report = chapter_07::joinset::joinset(
+                &console,
+                if quick { 10_000 } else { tasks as usize },
+                if quick { 2 } else { rounds as usize },
+                workers.map_or_else(default_workers, usize::from),
+            )?;
+            plot_into(
+                &console,
+                plot,
+                "joinset-abort.svg",
+                &report,
+                chapter_07::plots::joinset,
+            )?;
+            report
+        }
         Some(Command::Cancel { records, plot }) => {
             let report = chapter_07::cancel::cancel(
                 &console,

@@ -183,6 +183,47 @@ pub fn cancel(path: &Path, report: &Report, machine: &str) -> io::Result<()> {
     )
 }
 
+/// `joinset`: the time of each step, median over rounds (ms).
+pub fn joinset(path: &Path, report: &Report, machine: &str) -> io::Result<()> {
+    let tasks = group_thousands(get(report, "tasks"));
+    let half = group_thousands((get(report, "tasks") / 2.0).floor());
+    let title = format!(
+        "{tasks} tasks in a JoinSet: spawn, join, abort, drop (median of {} rounds)",
+        get(report, "rounds")
+    );
+    single_bars(
+        path,
+        &title,
+        "time (ms)",
+        &[
+            (
+                format!("spawn {tasks} (all succeed)"),
+                get(report, "all_succeed_spawn_ms"),
+            ),
+            (
+                format!("join {tasks} (all succeed)"),
+                get(report, "all_succeed_join_ms"),
+            ),
+            (
+                format!("spawn {tasks} (half wait forever)"),
+                get(report, "spawn_ms"),
+            ),
+            ("abort_all() call".to_string(), get(report, "abort_call_ms")),
+            (
+                "abort_all() to last joined".to_string(),
+                get(report, "abort_to_all_joined_ms"),
+            ),
+            (
+                format!("drop(set of {half}) to last future dropped"),
+                get(report, "drop_to_all_dropped_ms"),
+            ),
+        ],
+        None,
+        chapter_05::plots::ms,
+        machine,
+    )
+}
+
 /// One lane per worker of a [`Trace`](rt::runtime::Trace): polls, parks
 /// and driver turns as bars along a time axis, steals as red ticks. Events
 /// closer than a pixel apart are merged into one bar, so a run of a

@@ -35,6 +35,7 @@ impl fmt::Debug for Id {
     }
 }
 
+// ANCHOR: current
 thread_local! {
     /// The task being polled on this thread (0: none; ids start at 1).
     static CURRENT: Cell<u64> = const { Cell::new(0) };
@@ -53,6 +54,7 @@ impl Drop for Guard {
         CURRENT.with(|current| current.set(self.0));
     }
 }
+// ANCHOR_END: current
 
 /// The id of the task this is called from.
 ///

@@ -22,6 +22,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll, Wake, Waker};
 
+// ANCHOR: join_set_struct
 /// A set of tasks spawned on a runtime, joined in the order they finish.
 pub struct JoinSet<T> {
     /// The tasks, each at a stable index (`None`: a free slot).
@@ -46,6 +47,7 @@ struct ReadyInner {
     indices: Vec<usize>,
     waker: Option<Waker>,
 }
+// ANCHOR_END: join_set_struct
 
 /// The waker given to one entry's task.
 struct EntryWaker {
@@ -53,6 +55,7 @@ struct EntryWaker {
     ready: Arc<Ready>,
 }
 
+// ANCHOR: entry_waker
 impl Wake for EntryWaker {
     fn wake(self: Arc<Self>) {
         self.wake_by_ref();
@@ -69,6 +72,7 @@ impl Wake for EntryWaker {
         }
     }
 }
+// ANCHOR_END: entry_waker
 
 impl Ready {
     fn lock(&self) -> std::sync::MutexGuard<'_, ReadyInner> {
@@ -259,11 +263,13 @@ impl<T> Default for JoinSet<T> {
     }
 }
 
+// ANCHOR: drop
 impl<T> Drop for JoinSet<T> {
     fn drop(&mut self) {
         self.abort_all();
     }
 }
+// ANCHOR_END: drop
 
 impl<T> fmt::Debug for JoinSet<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -268,6 +268,7 @@ impl State {
         })
     }
 
+    // ANCHOR: notified_and_cancel
     /// `JoinHandle::abort`: mark the task cancelled; returns true when the
     /// caller must submit it (with the new reference made for it) so that a
     /// worker drops the future.
@@ -290,6 +291,7 @@ impl State {
             }
         })
     }
+    // ANCHOR_END: notified_and_cancel
 
     /// Runtime shutdown: mark the task cancelled, and take the right to drop
     /// the future if nobody is polling it. Returns true when the caller now

@@ -72,6 +72,7 @@ impl fmt::Display for AccessError {
 
 impl std::error::Error for AccessError {}
 
+// ANCHOR: swap
 /// Puts a value into the thread-local slot for as long as it lives, then
 /// takes it back out (on the normal path and on unwinding alike).
 struct Swap<'a, T: 'static> {
@@ -94,6 +95,7 @@ impl<T: 'static> Drop for Swap<'_, T> {
             .with(|cell| std::mem::swap(&mut *cell.borrow_mut(), self.slot));
     }
 }
+// ANCHOR_END: swap
 
 impl<T: 'static> LocalKey<T> {
     /// Runs `future` with the key set to `value` during each of its polls.
@@ -165,6 +167,7 @@ pub struct TaskLocalFuture<T: 'static, F> {
 
 impl<T: 'static, F> Unpin for TaskLocalFuture<T, F> {}
 
+// ANCHOR: scope_poll
 impl<T: 'static, F: Future> Future for TaskLocalFuture<T, F> {
     type Output = F::Output;
 
@@ -174,6 +177,7 @@ impl<T: 'static, F: Future> Future for TaskLocalFuture<T, F> {
         this.future.as_mut().poll(cx)
     }
 }
+// ANCHOR_END: scope_poll
 
 impl<T: 'static, F> fmt::Debug for TaskLocalFuture<T, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
