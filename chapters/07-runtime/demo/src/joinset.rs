@@ -206,6 +206,9 @@ async fn one_round(tasks: usize) -> Round {
     round
 }
 
+/// One reported figure: its key, its label, and how to read it off a round.
+type Column<T> = (&'static str, &'static str, fn(&Round) -> T);
+
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
@@ -242,7 +245,7 @@ pub fn joinset(console: &Console, tasks: usize, rounds: usize, workers: usize) -
         .add("workers", "worker threads", workers)
         .add("waiting_tasks", "tasks that wait forever", waiting);
     // Counts: every round's, as min and max.
-    let counts: [(&str, &str, fn(&Round) -> usize); 6] = [
+    let counts: [Column<usize>; 6] = [
         ("completed", "outputs returned", |r| r.completed),
         ("failed", "failures returned", |r| r.failed),
         ("cancelled", "cancelled (JoinError::is_cancelled)", |r| {
@@ -270,7 +273,7 @@ pub fn joinset(console: &Console, tasks: usize, rounds: usize, workers: usize) -
             .add(&format!("{key}_max"), &format!("{label}, most"), max);
     }
     // Times: median and range over rounds.
-    let times: [(&str, &str, fn(&Round) -> f64); 7] = [
+    let times: [Column<f64>; 7] = [
         ("spawn", "spawn them all (one fails)", |r| r.spawn_ns),
         ("abort_call", "abort_all() call", |r| r.abort_call_ns),
         ("abort_to_all_joined", "abort_all() to last joined", |r| {
