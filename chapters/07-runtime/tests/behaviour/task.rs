@@ -214,3 +214,36 @@ fn many_tasks_all_complete() {
         assert_eq!(sum, 999 * 1000 / 2);
     });
 }
+
+/// Records what `task::try_id()` says when it is dropped.
+struct IdOnDrop(Arc<std::sync::Mutex<Option<Option<rt::task::Id>>>>);
+
+impl Drop for IdOnDrop {
+    fn drop(&mut self) {
+        *self.0.lock().unwrap() = Some(rt::task::try_id());
+    }
+}
+
+#[test]
+fn an_aborted_tasks_future_sees_its_own_id_while_it_is_dropped() {
+    limit("id during the drop of an aborted task", || {
+        let runtime = shim::runtime();
+        let seen = Arc::new(std::sync::Mutex::new(None));
+        let guard = IdOnDrop(seen.clone());
+        let (expected, err) = runtime.block_on(async move {
+            let handle = rt::spawn(async move {
+                let _guard = guard;
+                std::future::pending::<()>().await;
+            });
+            let expected = handle.id();
+            rt::time::sleep(Duration::from_millis(10)).await;
+            handle.abort();
+            let joined = rt::time::timeout(PATIENCE, handle)
+                .await
+                .expect("abort did not end the task");
+            (expected, joined)
+        });
+        assert!(err.unwrap_err().is_cancelled());
+        assert_eq!(*seen.lock().unwrap(), Some(Some(expected)));
+    });
+}
