@@ -12,10 +12,12 @@
 //! * [`joinset`]: a hundred thousand tasks in a `JoinSet`, one failing, the
 //!   rest aborted;
 //! * [`echo`]: the echo server that Chapter 3's load generator drives;
-//! * [`graceful`]: the same server, shut down gracefully on Ctrl-C;
+//! * [`graceful`]: the same server, shut down gracefully on Ctrl-C, and
+//!   [`shutdown`]: that server under a scripted load, as a timeline;
 //! * [`hyper_rt`]: hyper's runtime traits implemented on `rt`, and
 //!   [`http`]: the capstone's HTTP server, generic over the runtime;
 //! * [`metrics_json`]: a metrics snapshot as one JSON object, for `--json`;
+//! * [`loom_space`]: the interleavings loom explores, read from a CSV;
 //! * [`plots`]: SVG plots of the experiments, for the book.
 //!
 //! The comparisons against Tokio and async-executor need those crates, which
@@ -30,7 +32,9 @@ pub mod graceful;
 pub mod http;
 pub mod hyper_rt;
 pub mod joinset;
+pub mod loom_space;
 pub mod plots;
+pub mod shutdown;
 pub mod top;
 
 use rt::runtime::MetricsSnapshot;

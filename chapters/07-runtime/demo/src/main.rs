@@ -70,6 +70,34 @@ enum Command {
         #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
         deadline_ms: u64,
     },
+    /// The graceful echo server under a script: clients, SIGINT, a deadline; a timeline of its connections.
+    Shutdown {
+        /// Connections the clients open (two thirds close before the deadline, the rest never).
+        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u32).range(3..=1000))]
+        clients: u32,
+        /// The server's deadline after SIGINT, in milliseconds.
+        #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u64).range(50..=60_000))]
+        deadline_ms: u64,
+        /// Runs of the whole script (medians and ranges are reported; the first is drawn).
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
+        runs: u32,
+        /// Also draw the first run's timeline as an SVG plot into this directory.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<std::path::PathBuf>,
+    },
+    /// Interleavings loom explores per model and preemption bound, from data/loom-iterations.sh's CSV.
+    LoomSpace {
+        /// The CSV the script wrote.
+        #[arg(
+            long,
+            value_name = "FILE",
+            default_value = "chapters/07-runtime/demo/data/loom-iterations.csv"
+        )]
+        data: std::path::PathBuf,
+        /// Also draw the counts as an SVG plot into this directory.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<std::path::PathBuf>,
+    },
     /// Load the echo server with Chapter 3's harness (same keys as Chapter 3).
     C10k {
         #[command(flatten)]
@@ -227,6 +255,63 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
                 return Ok(());
             }
             return Ok(chapter_07::echo::run(addr, workers)?);
+        }
+        Some(Command::Shutdown {
+            clients,
+            deadline_ms,
+            runs,
+            plot,
+        }) => {
+            use chapter_07::shutdown::{self, Config};
+            let config = if quick {
+                Config::quick()
+            } else {
+                Config {
+                    clients: clients as usize,
+                    deadline: Duration::from_millis(deadline_ms),
+                    runs: runs as usize,
+                    ..Config::full()
+                }
+            };
+            let exe = std::env::current_exe()
+                .map_err(|err| format!("cannot find this program's own path: {err}"))?;
+            let (report, first) = shutdown::shutdown(&console, &exe, &config)?;
+            if let Some(dir) = plot {
+                let title = format!(
+                    "Graceful shutdown: {} clients, SIGINT, a {} ms deadline (first of {} runs)",
+                    config.clients,
+                    config.deadline.as_millis(),
+                    config.runs
+                );
+                let path = chapter_05::plots::write_into(&dir, "shutdown-timeline.svg", |path| {
+                    chapter_07::plots::shutdown(
+                        path,
+                        &first,
+                        &title,
+                        &chapter_05::plots::machine_label(),
+                    )
+                })?;
+                console.say(format!("Wrote {}", path.display()));
+            }
+            report
+        }
+        Some(Command::LoomSpace { data, plot }) => {
+            let text = std::fs::read_to_string(&data)
+                .map_err(|err| format!("cannot read {}: {err}", data.display()))?;
+            let parsed = chapter_07::loom_space::parse(&text)
+                .map_err(|err| format!("{}: {err}", data.display()))?;
+            let report = chapter_07::loom_space::report(&console, &parsed)?;
+            if let Some(dir) = plot {
+                let machine = parsed
+                    .machine
+                    .clone()
+                    .unwrap_or_else(|| "machine not recorded".into());
+                let path = chapter_05::plots::write_into(&dir, "loom-iterations.svg", |path| {
+                    chapter_07::plots::loom_space(path, &parsed, 4, &machine)
+                })?;
+                console.say(format!("Wrote {}", path.display()));
+            }
+            report
         }
         Some(Command::C10k { load }) => {
             let config = load.config(if quick { 500 } else { 10_000 }, if quick { 1 } else { 5 });

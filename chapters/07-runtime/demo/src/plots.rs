@@ -343,6 +343,230 @@ pub fn timeline(
     root.present().map_err(|e| to_io(&e))
 }
 
+/// `shutdown`: one run of the graceful server's script as a timeline:
+/// connections open and connections opened so far (as the clients saw
+/// them), a mark at SIGINT, the server's "stopped accepting" line, its
+/// deadline and its exit, and the probes for new connections after the
+/// signal along the bottom (green: `connect` succeeded; red: refused).
+pub fn shutdown(
+    path: &Path,
+    timeline: &crate::shutdown::Timeline,
+    title: &str,
+    machine: &str,
+) -> io::Result<()> {
+    use plotters::prelude::*;
+    let to_io =
+        |err: &dyn std::fmt::Display| io::Error::other(format!("cannot draw the plot: {err}"));
+    let (open, opened) = timeline.steps();
+    let clients = timeline.connections.len() as f64;
+    let end_ms = timeline.exit_ms.max(timeline.deadline_ms) * 1.16;
+    let root = SVGBackend::new(path, (900, 480)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| to_io(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(format!("{title} ({machine})"), ("sans-serif", 15))
+        .margin(14)
+        .x_label_area_size(40)
+        .y_label_area_size(56)
+        .build_cartesian_2d(0.0..end_ms, -2.5..clients * 1.3)
+        .map_err(|e| to_io(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("time since the server started listening (ms)")
+        .y_desc("connections")
+        .y_label_formatter(&|y| {
+            if *y < 0.0 {
+                String::new()
+            } else {
+                format!("{y:.0}")
+            }
+        })
+        .draw()
+        .map_err(|e| to_io(&e))?;
+    let blue = RGBColor(0, 114, 178);
+    let grey = RGBColor(120, 120, 120);
+    chart
+        .draw_series(LineSeries::new(opened, grey.stroke_width(2)))
+        .map_err(|e| to_io(&e))?
+        .label("connections opened so far")
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], grey.stroke_width(2)));
+    chart
+        .draw_series(LineSeries::new(open, blue.stroke_width(3)))
+        .map_err(|e| to_io(&e))?
+        .label("connections open")
+        .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], blue.stroke_width(3)));
+    let marks = [
+        (Some(timeline.signal_ms), "SIGINT", RGBColor(213, 94, 0)),
+        (
+            timeline.stopped_line_ms,
+            "'stopped accepting'",
+            RGBColor(204, 121, 167),
+        ),
+        (
+            Some(timeline.deadline_ms),
+            "deadline",
+            RGBColor(230, 159, 0),
+        ),
+        (Some(timeline.exit_ms), "server exited", BLACK),
+    ];
+    for (i, (at, name, color)) in marks.into_iter().enumerate() {
+        let Some(at) = at else { continue };
+        let top = clients * (1.27 - 0.07 * i as f64);
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                [(at, -2.5), (at, top)],
+                color.stroke_width(1),
+            )))
+            .map_err(|e| to_io(&e))?;
+        chart
+            .draw_series(std::iter::once(Text::new(
+                format!("{name} {at:.0} ms"),
+                (at, top),
+                ("sans-serif", 12).into_font().color(&color),
+            )))
+            .map_err(|e| to_io(&e))?;
+    }
+    let green = RGBColor(0, 158, 115);
+    let red = RGBColor(200, 30, 30);
+    let refused: Vec<f64> = timeline
+        .probes
+        .iter()
+        .filter(|p| !p.1)
+        .map(|p| p.0)
+        .collect();
+    let accepted: Vec<f64> = timeline
+        .probes
+        .iter()
+        .filter(|p| p.1)
+        .map(|p| p.0)
+        .collect();
+    chart
+        .draw_series(
+            refused
+                .into_iter()
+                .map(|t| Cross::new((t, -1.3), 3, red.stroke_width(1))),
+        )
+        .map_err(|e| to_io(&e))?
+        .label("a new connect after SIGINT: refused")
+        .legend(move |(x, y)| Cross::new((x + 8, y), 3, red.stroke_width(1)));
+    chart
+        .draw_series(
+            accepted
+                .into_iter()
+                .map(|t| Circle::new((t, -1.3), 3, green.filled())),
+        )
+        .map_err(|e| to_io(&e))?
+        .label("a new connect after SIGINT: succeeded")
+        .legend(move |(x, y)| Circle::new((x + 8, y), 3, green.filled()));
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::MiddleLeft)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK.mix(0.4))
+        .draw()
+        .map_err(|e| to_io(&e))?;
+    root.present().map_err(|e| to_io(&e))
+}
+
+/// `loom-space`: interleavings explored per model against the preemption
+/// bound, log scale; the `highlight` largest models in colour and named,
+/// the others in grey. A run that did not finish ends its line.
+pub fn loom_space(
+    path: &Path,
+    data: &crate::loom_space::Data,
+    highlight: usize,
+    machine: &str,
+) -> io::Result<()> {
+    use plotters::prelude::*;
+    let to_io =
+        |err: &dyn std::fmt::Display| io::Error::other(format!("cannot draw the plot: {err}"));
+    let bounds = data.bounds();
+    let models = data.by_model();
+    let max = models
+        .iter()
+        .flat_map(|(_, c)| c.iter().flatten())
+        .fold(1, |a, b| a.max(*b)) as f64;
+    let (lo, hi) = (
+        f64::from(*bounds.first().unwrap_or(&1)),
+        f64::from(*bounds.last().unwrap_or(&1)),
+    );
+    let root = SVGBackend::new(path, (820, 500)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| to_io(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!("Interleavings loom explores per model, by preemption bound ({machine})"),
+            ("sans-serif", 15),
+        )
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d(lo - 0.2..hi + 0.2, (0.7..max * 8.0).log_scale())
+        .map_err(|e| to_io(&e))?;
+    chart
+        .configure_mesh()
+        .x_labels(bounds.len())
+        .x_label_formatter(&|x| {
+            if (x - x.round()).abs() < 1e-6 {
+                format!("{x:.0}")
+            } else {
+                String::new()
+            }
+        })
+        .x_desc("LOOM_MAX_PREEMPTIONS")
+        .y_desc("interleavings explored (log scale)")
+        .y_label_formatter(&|y| group_thousands(*y))
+        .draw()
+        .map_err(|e| to_io(&e))?;
+    let palette = [
+        RGBColor(0, 114, 178),
+        RGBColor(213, 94, 0),
+        RGBColor(0, 158, 115),
+        RGBColor(204, 121, 167),
+        RGBColor(230, 159, 0),
+        RGBColor(86, 180, 233),
+    ];
+    let points = |counts: &[Option<u64>]| -> Vec<(f64, f64)> {
+        bounds
+            .iter()
+            .zip(counts)
+            .map_while(|(b, c)| Some((f64::from(*b), c.map(|n| n as f64)?)))
+            .collect()
+    };
+    let grey = RGBColor(170, 170, 170);
+    let others = models.len().saturating_sub(highlight);
+    for (i, (_, counts)) in models.iter().enumerate().skip(highlight) {
+        let series = chart
+            .draw_series(LineSeries::new(points(counts), grey.stroke_width(1)))
+            .map_err(|e| to_io(&e))?;
+        if i == highlight {
+            series
+                .label(format!("the other {others} models"))
+                .legend(move |(x, y)| {
+                    PathElement::new([(x, y), (x + 16, y)], grey.stroke_width(1))
+                });
+        }
+    }
+    for (i, (name, counts)) in models.iter().enumerate().take(highlight) {
+        let color = palette[i % palette.len()];
+        let line = points(counts);
+        chart
+            .draw_series(LineSeries::new(line.clone(), color.stroke_width(2)))
+            .map_err(|e| to_io(&e))?
+            .label(name.clone())
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color.stroke_width(2)));
+        chart
+            .draw_series(line.iter().map(|&p| Circle::new(p, 3, color.filled())))
+            .map_err(|e| to_io(&e))?;
+    }
+    chart
+        .configure_series_labels()
+        .position(SeriesLabelPosition::UpperLeft)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK.mix(0.4))
+        .draw()
+        .map_err(|e| to_io(&e))?;
+    root.present().map_err(|e| to_io(&e))
+}
+
 /// Writes a duration given in ns.
 pub fn ns(x: f64) -> String {
     human_duration_ns(x)

@@ -108,3 +108,99 @@ fn interval_reports_each_interval() {
         );
     }
 }
+
+/// A fresh directory under the system's temp dir, removed when dropped.
+struct TempDir(std::path::PathBuf);
+
+impl TempDir {
+    fn new(name: &str) -> TempDir {
+        let dir = std::env::temp_dir().join(format!("ch07-cli-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        TempDir(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// An SVG file that plotters finished: it opens and closes the root element.
+fn assert_svg(path: &std::path::Path, contains: &[&str]) {
+    let svg = std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{path:?}: {err}"));
+    assert!(svg.trim_start().starts_with("<svg"), "{path:?}");
+    assert!(svg.trim_end().ends_with("</svg>"), "{path:?}");
+    for text in contains {
+        assert!(svg.contains(text), "{path:?} lacks {text:?}");
+    }
+}
+
+#[test]
+fn shutdown_runs_the_script_and_draws_its_timeline() {
+    let dir = TempDir::new("shutdown");
+    let plot = dir.0.to_str().unwrap();
+    let json = json_of(&chapter_07(&[
+        "shutdown", "--quick", "--plot", plot, "--json",
+    ]));
+    assert_eq!(json["experiment"], "shutdown");
+    // Quick: 6 clients, one run; the server exits 0 and says what it did.
+    assert_eq!(json["exit_zero"], 1, "{json}");
+    assert_eq!(json["server_summaries"], 1, "{json}");
+    assert_eq!(json["wrong"], 0, "{json}");
+    let clients = json["clients"].as_u64().unwrap();
+    let seen = json["clients_finished"].as_u64().unwrap() + json["clients_cut"].as_u64().unwrap();
+    assert_eq!(seen, clients, "{json}");
+    // The clients that never close are cut (no timing: only that some are).
+    assert!(json["server_cut"].as_u64().unwrap() > 0, "{json}");
+    assert_eq!(
+        json["server_finished_in_time"].as_u64().unwrap() + json["server_cut"].as_u64().unwrap(),
+        json["server_open_at_signal"].as_u64().unwrap(),
+        "{json}"
+    );
+    assert_svg(
+        &dir.0.join("shutdown-timeline.svg"),
+        &["connections open", "SIGINT", "deadline"],
+    );
+}
+
+#[test]
+fn loom_space_draws_the_csv_and_refuses_a_bad_one_in_one_line() {
+    let dir = TempDir::new("loom-space");
+    let csv = dir.0.join("counts.csv");
+    std::fs::write(
+        &csv,
+        "# machine: Test CPU, 2 CPUs, Linux 6.18\n\
+         model,preemptions,iterations,seconds,status\n\
+         loom_a,1,10,0.01,ok\nloom_a,2,120,0.02,ok\n\
+         loom_b,1,4,0.01,ok\nloom_b,2,9,0.01,ok\n",
+    )
+    .unwrap();
+    let (data, plot) = (csv.to_str().unwrap(), dir.0.to_str().unwrap());
+    let json = json_of(&chapter_07(&[
+        "loom-space",
+        "--data",
+        data,
+        "--plot",
+        plot,
+        "--json",
+    ]));
+    assert_eq!(json["total_iterations_p2"], 129, "{json}");
+    assert_eq!(json["loom_a_p2"], 120, "{json}");
+    assert_svg(
+        &dir.0.join("loom-iterations.svg"),
+        &["loom_a", "Test CPU", "LOOM_MAX_PREEMPTIONS"],
+    );
+
+    std::fs::write(
+        &csv,
+        "model,preemptions,iterations,seconds,status\nloom_a,x,1,0,ok\n",
+    )
+    .unwrap();
+    let output = chapter_07(&["loom-space", "--data", data]);
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.trim().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("line 2: preemptions"), "{stderr}");
+}
