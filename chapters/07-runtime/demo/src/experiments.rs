@@ -648,19 +648,41 @@ pub fn blocking(console: &Console, duration: Duration) -> Outcome {
 }
 
 /// Per-operation cost of one insert and one cancel with `pending` timers
-/// already waiting, for the timing wheel and for Chapter 5's binary heap.
-#[derive(Debug, Clone, Copy)]
+/// already waiting, for the timing wheel and for Chapter 5's binary heap,
+/// in the thread's CPU time (see `thread_cpu_ns`).
+#[derive(Debug, Clone)]
 pub struct TimerOps {
     /// Timers pending during the measurement.
     pub pending: usize,
     /// Nanoseconds per insert+cancel pair, wheel (median of rounds).
     pub wheel_ns: f64,
+    /// The same, one figure per round, in the order of the rounds (round
+    /// `r` of every size was measured in the same pass, moments apart).
+    pub wheel_rounds: Vec<f64>,
     /// Nanoseconds per insert+cancel pair, heap (median of rounds).
     pub heap_ns: f64,
     /// Nanoseconds per timer inserted and then fired, wheel.
     pub wheel_fire_ns: f64,
     /// Nanoseconds per timer inserted and then fired, heap.
     pub heap_fire_ns: f64,
+}
+
+/// CPU time the calling thread has used, in nanoseconds. The timer
+/// operations are single-threaded loops, timed by this rather than by the
+/// wall clock: on a shared machine with more runnable threads than CPUs, the
+/// wall clock also counts the time the thread waited for a CPU, which has
+/// nothing to do with the data structure and moves from sample to sample.
+/// (The cache misses caused by the other tenants remain.)
+fn thread_cpu_ns() -> f64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; CLOCK_THREAD_CPUTIME_ID
+    // is supported by every Linux this book runs on.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    assert_eq!(rc, 0, "clock_gettime(CLOCK_THREAD_CPUTIME_ID) failed");
+    ts.tv_sec as f64 * 1e9 + ts.tv_nsec as f64
 }
 
 /// A deterministic spread of deadlines over the next minute (levels 0 to
@@ -680,7 +702,7 @@ fn wheel_ops(pending: usize, ops: usize) -> f64 {
                 .expect("in the future")
         })
         .collect();
-    let start = Instant::now();
+    let start = thread_cpu_ns();
     for i in 0..ops as u64 {
         // Replace the oldest timer by a new one: the count stays `pending`,
         // as on a server where each request resets its connection's timeout.
@@ -691,9 +713,9 @@ fn wheel_ops(pending: usize, ops: usize) -> f64 {
         let old = keys.pop_front().expect("not empty");
         wheel.remove(old);
     }
-    let elapsed = start.elapsed();
+    let elapsed = thread_cpu_ns() - start;
     black_box(wheel.pending());
-    elapsed.as_nanos() as f64 / ops as f64
+    elapsed / ops as f64
 }
 
 fn heap_ops(pending: usize, ops: usize) -> f64 {
@@ -703,7 +725,7 @@ fn heap_ops(pending: usize, ops: usize) -> f64 {
     let mut ids: std::collections::VecDeque<_> = (0..pending as u64)
         .map(|i| heap.insert(base + Duration::from_millis(deadline_ms(i)), i))
         .collect();
-    let start = Instant::now();
+    let start = thread_cpu_ns();
     for i in 0..ops as u64 {
         let id = heap.insert(
             base + Duration::from_millis(deadline_ms(pending as u64 + i)),
@@ -713,9 +735,9 @@ fn heap_ops(pending: usize, ops: usize) -> f64 {
         let old = ids.pop_front().expect("not empty");
         black_box(heap.cancel(old));
     }
-    let elapsed = start.elapsed();
+    let elapsed = thread_cpu_ns() - start;
     black_box(heap.len());
-    elapsed.as_nanos() as f64 / ops as f64
+    elapsed / ops as f64
 }
 
 /// Inserts `pending` timers, then moves time forward a millisecond at a
@@ -725,7 +747,7 @@ fn wheel_fire(pending: usize) -> f64 {
     let mut wheel = Wheel::new();
     let waker = std::task::Waker::noop();
     let mut fired = Vec::with_capacity(1024);
-    let start = Instant::now();
+    let start = thread_cpu_ns();
     for i in 0..pending as u64 {
         wheel
             .insert(deadline_ms(i), waker.clone())
@@ -737,14 +759,14 @@ fn wheel_fire(pending: usize) -> f64 {
         wheel.advance(now, &mut fired);
         fired.clear();
     }
-    start.elapsed().as_nanos() as f64 / pending as f64
+    (thread_cpu_ns() - start) / pending as f64
 }
 
 fn heap_fire(pending: usize) -> f64 {
     use chapter_05::timers::TimerHeap;
     let base = Instant::now();
     let mut heap = TimerHeap::new();
-    let start = Instant::now();
+    let start = thread_cpu_ns();
     for i in 0..pending as u64 {
         heap.insert(base + Duration::from_millis(deadline_ms(i)), i);
     }
@@ -756,34 +778,40 @@ fn heap_fire(pending: usize) -> f64 {
             black_box(value);
         }
     }
-    start.elapsed().as_nanos() as f64 / pending as f64
+    (thread_cpu_ns() - start) / pending as f64
 }
 
-/// Measures [`TimerOps`] at each size, alternating the two structures.
+/// Measures [`TimerOps`] at each size, alternating the two structures. The
+/// rounds are the outer loop: each round measures every size, one after
+/// another, so that a ratio between two sizes can be taken within a round,
+/// before any median, and a slow change in the machine's speed cancels out.
 pub fn timer_ops(sizes: &[usize], ops: usize, rounds: usize) -> Vec<TimerOps> {
-    sizes
-        .iter()
-        .map(|&pending| {
+    let mut samples = vec![[const { Vec::new() }; 4]; sizes.len()];
+    for _ in 0..rounds {
+        for (&pending, [wheel, heap, wheel_fired, heap_fired]) in sizes.iter().zip(&mut samples) {
             // At least two full turnovers of the pending set, so that work
             // done once per turnover (the heap's compaction of cancelled
             // entries) is counted at every size.
             let ops = ops.max(2 * pending);
-            let (mut wheel, mut heap) = (Vec::new(), Vec::new());
-            let (mut wheel_fired, mut heap_fired) = (Vec::new(), Vec::new());
-            for _ in 0..rounds {
-                wheel.push(wheel_ops(pending, ops));
-                heap.push(heap_ops(pending, ops));
-                wheel_fired.push(wheel_fire(pending));
-                heap_fired.push(heap_fire(pending));
-            }
-            TimerOps {
+            wheel.push(wheel_ops(pending, ops));
+            heap.push(heap_ops(pending, ops));
+            wheel_fired.push(wheel_fire(pending));
+            heap_fired.push(heap_fire(pending));
+        }
+    }
+    sizes
+        .iter()
+        .zip(samples)
+        .map(
+            |(&pending, [wheel, heap, wheel_fired, heap_fired])| TimerOps {
                 pending,
-                wheel_ns: Samples::from_ns(wheel).median_ns(),
+                wheel_ns: Samples::from_ns(wheel.clone()).median_ns(),
+                wheel_rounds: wheel,
                 heap_ns: Samples::from_ns(heap).median_ns(),
                 wheel_fire_ns: Samples::from_ns(wheel_fired).median_ns(),
                 heap_fire_ns: Samples::from_ns(heap_fired).median_ns(),
-            }
-        })
+            },
+        )
         .collect()
 }
 

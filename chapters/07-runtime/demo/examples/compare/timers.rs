@@ -70,6 +70,15 @@ fn median(mut values: Vec<f64>) -> f64 {
     values[values.len() / 2]
 }
 
+/// The lowest and the highest of some figures.
+fn range(values: &[f64]) -> (f64, f64) {
+    values
+        .iter()
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(low, high), &x| {
+            (low.min(x), high.max(x))
+        })
+}
+
 /// Runs both parts.
 pub fn compare(console: &Console, quick: bool) -> Value {
     let sizes: &[usize] = if quick {
@@ -84,58 +93,102 @@ pub fn compare(console: &Console, quick: bool) -> Value {
         group_thousands(ops as f64)
     ));
     console.say("(and, in the last two columns, N timers inserted then all fired, ns per timer)");
+    console.say("(the thread's CPU time, not the wall clock: a shared machine's waits for a CPU are left out)");
     console.say(format!(
         "  {:>10} {:>14} {:>14} {:>14} {:>14}",
         "pending", "wheel ns/op", "heap ns/op", "wheel fire", "heap fire"
     ));
     let round1 = |x: f64| (x * 10.0).round() / 10.0;
-    let series: Vec<Value> = chapter_07::experiments::timer_ops(sizes, ops, rounds)
-        .into_iter()
+    let round3 = |x: f64| (x * 1000.0).round() / 1000.0;
+    let rows = chapter_07::experiments::timer_ops(sizes, ops, rounds);
+    let series: Vec<Value> = rows
+        .iter()
         .map(|row| {
+            let (low, high) = range(&row.wheel_rounds);
             console.say(format!(
-                "  {:>10} {:>14.1} {:>14.1} {:>14.1} {:>14.1}",
+                "  {:>10} {:>14.1} {:>14.1} {:>14.1} {:>14.1}   (wheel {:.1} to {:.1})",
                 group_thousands(row.pending as f64),
                 row.wheel_ns,
                 row.heap_ns,
                 row.wheel_fire_ns,
-                row.heap_fire_ns
+                row.heap_fire_ns,
+                low,
+                high
             ));
             json!({
                 "timers": row.pending,
                 "wheel_ns_per_op": round1(row.wheel_ns),
+                "wheel_ns_per_op_low": round1(low),
+                "wheel_ns_per_op_high": round1(high),
                 "heap_ns_per_op": round1(row.heap_ns),
                 "wheel_fire_ns_per_timer": round1(row.wheel_fire_ns),
                 "heap_fire_ns_per_timer": round1(row.heap_fire_ns),
             })
         })
         .collect();
+    // The wheel's growth from 1,000 to 1,000,000 pending: in each round the
+    // two sizes were measured moments apart; the median of those ratios.
+    let at = |n: usize| rows.iter().find(|row| row.pending == n);
+    let growth = match (at(1_000), at(1_000_000)) {
+        (Some(small), Some(large)) => {
+            let ratios: Vec<f64> = small
+                .wheel_rounds
+                .iter()
+                .zip(&large.wheel_rounds)
+                .map(|(s, l)| l / s)
+                .collect();
+            let (low, high) = range(&ratios);
+            let growth = median(ratios);
+            console.say(format!(
+                "  wheel, 1,000,000 pending over 1,000: {growth:.2} (median of per-round ratios; {low:.2} to {high:.2})"
+            ));
+            json!({ "median": round3(growth), "low": round3(low), "high": round3(high) })
+        }
+        _ => Value::Null,
+    };
 
     let n = if quick { 100_000 } else { 1_000_000 };
-    let sleep_rounds = if quick { 1 } else { 3 };
+    let sleep_rounds = if quick { 1 } else { 5 };
     console.say(format!(
-        "\n{} sleeps created, each polled once, then all dropped; 2 workers; medians of {sleep_rounds} rounds, alternating",
+        "\n{} sleeps created, each polled once, then all dropped; 2 workers; medians of {sleep_rounds} rounds, the runtimes taking turns to go first",
         group_thousands(n as f64)
     ));
-    let (mut a, mut b) = (Vec::new(), Vec::new());
-    for _ in 0..sleep_rounds {
-        a.push(ours(n).as_nanos() as f64);
-        b.push(tokio(n).as_nanos() as f64);
+    let (mut a, mut b, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..sleep_rounds {
+        // The runtimes take turns to go first.
+        let (ours_ns, tokio_ns) = if round % 2 == 0 {
+            let ours_ns = ours(n).as_nanos() as f64;
+            (ours_ns, tokio(n).as_nanos() as f64)
+        } else {
+            let tokio_ns = tokio(n).as_nanos() as f64;
+            (ours(n).as_nanos() as f64, tokio_ns)
+        };
+        a.push(ours_ns);
+        b.push(tokio_ns);
+        ratios.push(ours_ns / tokio_ns);
     }
-    let (ours_ns, tokio_ns) = (median(a), median(b));
+    let (low, high) = range(&ratios);
+    let (ours_ns, tokio_ns, ratio) = (median(a), median(b), median(ratios));
     console.say(format!(
-        "  ours {}   tokio {}   ours/tokio {:.2}",
+        "  ours {}   tokio {}   ours/tokio {:.2} (median of per-round ratios; {low:.2} to {high:.2})",
         human_duration_ns(ours_ns),
         human_duration_ns(tokio_ns),
-        ours_ns / tokio_ns
+        ratio
     ));
     json!({
         "experiment": "timers",
         "machine": chapter_01::machine::Machine::current().describe(),
         "ops_per_size": ops,
+        "clock": "thread CPU time (the sleeps: wall clock)",
+        "rounds": rounds,
         "series": series,
+        "growth_1m_vs_1k": growth,
         "sleeps": n,
+        "sleep_rounds": sleep_rounds,
         "sleeps_1m_ours_ns": ours_ns.round(),
         "sleeps_1m_tokio_ns": tokio_ns.round(),
-        "sleeps_1m_ratio_vs_tokio": ((ours_ns / tokio_ns) * 1000.0).round() / 1000.0,
+        "sleeps_1m_ratio_vs_tokio": round3(ratio),
+        "sleeps_1m_ratio_low": round3(low),
+        "sleeps_1m_ratio_high": round3(high),
     })
 }
