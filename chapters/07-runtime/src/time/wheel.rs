@@ -28,7 +28,7 @@
 //!
 //! The entries are laid out for the cache. What a cancel and the slot lists
 //! touch (the links, the generation, the state, where the entry is linked)
-//! is a 16-byte [`Link`], four to a cache line, in one table; the deadline
+//! is a 16-byte `Link`, four to a cache line, in one table; the deadline
 //! and the waker, which only insert, firing and the cancel's drop of the
 //! waker need, are in two tables beside it, at the same index. Unlinking a
 //! timer writes its neighbours in the slot list, which sit wherever they
