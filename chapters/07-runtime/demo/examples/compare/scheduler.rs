@@ -42,6 +42,10 @@ struct Row {
     vs_tokio: f64,
     /// Median of the per-round ratios ours / async-executor.
     vs_smol: f64,
+    /// The per-round ratios' quartiles (25th and 75th percentiles): how
+    /// far a single round strays.
+    vs_tokio_iqr: (f64, f64),
+    vs_smol_iqr: (f64, f64),
 }
 
 /// Runs the comparison; prints progress and a table (or JSON).
@@ -81,6 +85,8 @@ pub fn run(console: &Console, config: &Config) -> Value {
         let [a, b, c] = <[Vec<f64>; 3]>::try_from(samples).expect("three runtimes");
         let vs_tokio = median_ratio(&a, &b);
         let vs_smol = median_ratio(&a, &c);
+        let vs_tokio_iqr = ratio_quartiles(&a, &b);
+        let vs_smol_iqr = ratio_quartiles(&a, &c);
         let row = Row {
             workload,
             iterations,
@@ -89,21 +95,29 @@ pub fn run(console: &Console, config: &Config) -> Value {
             smol_ns: median(c),
             vs_tokio,
             vs_smol,
+            vs_tokio_iqr,
+            vs_smol_iqr,
         };
         console.say(format!(
-            "  {:<24} ours {:>9}   tokio {:>9}   async-executor {:>9}   ours/tokio {:>5.2}",
+            "  {:<24} ours {:>9}   tokio {:>9}   async-executor {:>9}   ours/tokio {:>5.2} ({:.2}-{:.2})   ours/async-executor {:>5.2} ({:.2}-{:.2})",
             workload.name(),
             human_duration_ns(row.ours_ns),
             human_duration_ns(row.tokio_ns),
             human_duration_ns(row.smol_ns),
-            row.vs_tokio
+            row.vs_tokio,
+            row.vs_tokio_iqr.0,
+            row.vs_tokio_iqr.1,
+            row.vs_smol,
+            row.vs_smol_iqr.0,
+            row.vs_smol_iqr.1,
         ));
         rows.push(row);
     }
 
     let worst = rows.iter().map(|row| row.vs_tokio).fold(0.0, f64::max);
+    let worst_smol = rows.iter().map(|row| row.vs_smol).fold(0.0, f64::max);
     console.say(format!(
-        "\nWorst ratio against Tokio: {worst:.2} (lower is better; the goal is at most 1.5)"
+        "\nWorst median ratio against Tokio: {worst:.2}, against async-executor: {worst_smol:.2} (lower is better; in brackets the per-round ratios' 25th to 75th percentile)"
     ));
 
     json!({
@@ -118,7 +132,9 @@ pub fn run(console: &Console, config: &Config) -> Value {
             "tokio_ns": row.tokio_ns.round(),
             "async_executor_ns": row.smol_ns.round(),
             "ratio_vs_tokio": round3(row.vs_tokio),
+            "ratio_vs_tokio_iqr": [round3(row.vs_tokio_iqr.0), round3(row.vs_tokio_iqr.1)],
             "ratio_vs_async_executor": round3(row.vs_smol),
+            "ratio_vs_async_executor_iqr": [round3(row.vs_smol_iqr.0), round3(row.vs_smol_iqr.1)],
             "iterations_per_sample": row.iterations,
         })).collect::<Vec<_>>(),
     })
@@ -279,6 +295,18 @@ fn measure(
 /// The median of the per-round ratios `a[i] / b[i]`.
 fn median_ratio(a: &[f64], b: &[f64]) -> f64 {
     median(a.iter().zip(b).map(|(x, y)| x / y).collect())
+}
+
+/// The 25th and 75th percentiles of the per-round ratios a / b (nearest
+/// rank).
+fn ratio_quartiles(a: &[f64], b: &[f64]) -> (f64, f64) {
+    let mut ratios: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y).collect();
+    if ratios.is_empty() {
+        return (f64::NAN, f64::NAN);
+    }
+    ratios.sort_by(f64::total_cmp);
+    let at = |q: f64| ratios[((ratios.len() - 1) as f64 * q).round() as usize];
+    (at(0.25), at(0.75))
 }
 
 /// Mean time of one run of `workload`, over `iterations` runs, with its
