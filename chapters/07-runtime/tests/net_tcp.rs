@@ -205,3 +205,38 @@ fn readiness_calls_fail_after_the_runtime_shuts_down() {
         assert!(client.try_read(&mut [0u8; 4]).is_err());
     });
 }
+
+/// A short read clears the socket's readable state (the receive buffer was
+/// emptied), and that loses nothing: bytes sent afterwards wake the next
+/// read, as does the peer's end of stream after a short last read.
+#[test]
+fn a_short_read_waits_for_the_next_bytes_and_misses_none() {
+    runtime().block_on(async {
+        let (mut client, mut server) = pair().await;
+        let mut buf = [0u8; 4096];
+        for round in 0..200u32 {
+            let message = round.to_le_bytes();
+            client.write_all(&message).await.unwrap();
+            let n = timeout(PATIENCE, server.read(&mut buf))
+                .await
+                .expect("a read after a short read hung")
+                .unwrap();
+            assert_eq!(&buf[..n], &message);
+        }
+        // The last bytes and the end of the stream together.
+        client.write_all(b"bye").await.unwrap();
+        client.close().await.unwrap();
+        let mut got = Vec::new();
+        loop {
+            let n = timeout(PATIENCE, server.read(&mut buf))
+                .await
+                .expect("the end of the stream was missed after a short read")
+                .unwrap();
+            if n == 0 {
+                break;
+            }
+            got.extend_from_slice(&buf[..n]);
+        }
+        assert_eq!(got, b"bye");
+    });
+}

@@ -109,6 +109,38 @@ impl Registration {
     }
     // ANCHOR_END: poll_io
 
+    /// [`poll_io`](Self::poll_io) for a read from a byte stream into a
+    /// buffer of `len` bytes. A read that returns some bytes but fewer than
+    /// asked for emptied the socket's receive buffer, so the readiness it
+    /// used is cleared at once: the next read waits for the next edge
+    /// instead of making a system call only to hear `WouldBlock` (Tokio
+    /// does the same). Data that arrives after the read is a new edge with
+    /// a new tick, which the clear leaves alone. Not for datagrams: a short
+    /// datagram says nothing about the ones queued behind it.
+    // ANCHOR: poll_read_stream
+    pub(crate) fn poll_read_stream(
+        &self,
+        cx: &mut Context<'_>,
+        len: usize,
+        mut op: impl FnMut() -> io::Result<usize>,
+    ) -> Poll<io::Result<usize>> {
+        loop {
+            let event = ready!(self.poll_ready(cx, Direction::Read))?;
+            match op() {
+                Ok(n) if n > 0 && n < len => {
+                    self.io.clear_readiness(event);
+                    return Poll::Ready(Ok(n));
+                }
+                Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                    self.io.clear_readiness(event)
+                }
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                result => return Poll::Ready(result),
+            }
+        }
+    }
+    // ANCHOR_END: poll_read_stream
+
     /// Waits until `direction` is ready, in the socket's waiter list (any
     /// number of tasks may wait at once).
     pub(crate) async fn readiness(&self, direction: Direction) -> io::Result<ReadyEvent> {

@@ -291,7 +291,7 @@ impl TcpStream {
         buf: &mut [u8],
     ) -> Poll<io::Result<usize>> {
         self.registration
-            .poll_io(cx, Direction::Read, || (&self.io).read(buf))
+            .poll_read_stream(cx, buf.len(), || (&self.io).read(buf))
     }
 
     /// `poll_write` on `&self`, shared with the halves of a split stream.

@@ -159,7 +159,7 @@ impl UnixStream {
 
     fn poll_read_ref(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
         self.registration
-            .poll_io(cx, Direction::Read, || (&self.io).read(buf))
+            .poll_read_stream(cx, buf.len(), || (&self.io).read(buf))
     }
 
     fn poll_write_ref(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
