@@ -80,6 +80,9 @@ mod app {
             /// Which runtimes: multi-thread, or current-thread (ours and Tokio's, with ours on 1 worker for reference; --workers is not used)
             #[arg(long, value_enum, default_value_t = FlavorArg::MultiThread)]
             flavor: FlavorArg,
+            /// Also draw the times as an SVG plot into this directory (multi-thread flavor)
+            #[arg(long, value_name = "DIR")]
+            plot: Option<std::path::PathBuf>,
         },
         /// The scheduler workloads on our runtime with metrics on and off
         Metrics {
@@ -243,6 +246,7 @@ mod app {
                 rounds,
                 only,
                 flavor,
+                plot,
             } => {
                 let console = Console::new(json);
                 let workers = workers
@@ -260,6 +264,13 @@ mod app {
                     FlavorArg::MultiThread => scheduler::run(&console, &config),
                     FlavorArg::CurrentThread => scheduler::run_current_thread(&console, &config),
                 };
+                if let Some(dir) = plot {
+                    if flavor != FlavorArg::MultiThread {
+                        return Err("--plot draws the multi-thread comparison only".into());
+                    }
+                    let path = plot::scheduler(&dir, &report)?;
+                    console.say(format!("Wrote {}", path.display()));
+                }
                 if json {
                     println!("{}", serde_json::to_string_pretty(&report)?);
                 }

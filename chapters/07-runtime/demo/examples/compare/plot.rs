@@ -56,6 +56,39 @@ pub fn sync(dir: &Path, report: &Value) -> io::Result<std::path::PathBuf> {
     })
 }
 
+/// `scheduler`: median time per workload on the three runtimes (log
+/// scale, since the workloads span three orders of magnitude).
+pub fn scheduler(dir: &Path, report: &Value) -> io::Result<std::path::PathBuf> {
+    let groups = rows(report)
+        .iter()
+        .map(|row| Group {
+            name: name(row, "workload"),
+            values: vec![
+                num(row, "ours_ns"),
+                num(row, "tokio_ns"),
+                num(row, "async_executor_ns"),
+            ],
+        })
+        .collect();
+    let title = format!(
+        "Tokio's scheduler workloads, {} workers: median of {} rounds",
+        num(report, "workers"),
+        num(report, "rounds")
+    );
+    write_into(dir, "scheduler-times.svg", |path| {
+        plots::grouped_bars(
+            path,
+            &title,
+            "time per run of the workload (log scale; lower is better)",
+            &["rt", "Tokio", "async-executor"],
+            groups,
+            true,
+            plots::ns,
+            &machine_label(),
+        )
+    })
+}
+
 /// `channels`: messages per second, ours against Tokio, per case.
 pub fn channels(dir: &Path, report: &Value) -> io::Result<std::path::PathBuf> {
     let groups = rows(report)
