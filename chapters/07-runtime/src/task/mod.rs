@@ -8,7 +8,9 @@
 //! * `owned`: the runtime's list of live tasks, for shutdown;
 //! * [`yield_now`]: give the worker to the other tasks for a moment;
 //! * [`Id`], [`AbortHandle`], [`JoinSet`], and task-local storage
-//!   ([`task_local!`](crate::task_local)).
+//!   ([`task_local!`](crate::task_local));
+//! * [`LocalSet`] and [`spawn_local`]: tasks that are not `Send`, run on
+//!   the thread that polls the set.
 //!
 //! Three kinds of pointer own a reference to a task, and the scheduler only
 //! ever sees the first two:
@@ -28,6 +30,7 @@ mod harness;
 pub(crate) mod id;
 mod join;
 mod join_set;
+mod local;
 pub(crate) mod owned;
 pub(crate) mod state;
 mod task_local;
@@ -40,6 +43,7 @@ pub use error::JoinError;
 pub use id::{Id, id, try_id};
 pub use join::JoinHandle;
 pub use join_set::JoinSet;
+pub use local::{LocalEnterGuard, LocalJoinHandle, LocalSet, RunUntil, spawn_local};
 pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
 pub use yield_now::yield_now;
 

@@ -1,0 +1,313 @@
+//! Tasks that are not `Send`: a [`LocalSet`] runs them on the thread that
+//! polls it, with Tokio's names ([`spawn_local`], [`LocalSet::run_until`],
+//! [`LocalSet::block_on`]).
+//!
+//! Every task the runtime's workers run must be `Send`, because any worker
+//! may poll it. A future that holds an `Rc` or a `RefCell` borrowed across
+//! an `.await` is not, and cannot be spawned. A `LocalSet` is a small
+//! executor of its own for such futures: its tasks are only ever polled
+//! from inside the set's own poll, on the one thread that polls it (the
+//! set itself is not `Send`, so it cannot move), while the futures around
+//! it run on the runtime as usual: a local task may use sockets, timers and
+//! `rt::spawn`.
+//!
+//! It is built from parts the book has already taken apart:
+//! `futures`' `FuturesUnordered` polls only the tasks whose wakers fired
+//! (its wakers are `Send` and may be woken from any thread, which wakes
+//! whoever polls the set), a oneshot channel carries each task's output to
+//! its [`LocalJoinHandle`], and `futures`' `Abortable` makes `abort` drop
+//! the future at its next turn. No `unsafe` code.
+//!
+//! Book: Chapter 7, "Writing programs on the runtime".
+
+use super::error::JoinError;
+use futures::channel::oneshot;
+use futures::future::{AbortHandle as FutureAbortHandle, Abortable, FutureExt, LocalBoxFuture};
+use futures::stream::{FuturesUnordered, StreamExt};
+use std::cell::RefCell;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::task::{Context, Poll, Waker};
+
+/// How many local tasks one poll of the set may run before it yields to
+/// the rest of the thread's work (the set wakes itself to come back).
+const TASKS_PER_POLL: usize = 128;
+
+/// A set of tasks that run on the current thread, which need not be
+/// `Send`: its tasks run only while it is polled, on the thread that
+/// polls it (`run_until`, `block_on`, or awaiting the set).
+pub struct LocalSet {
+    shared: Rc<Shared>,
+}
+
+struct Shared {
+    /// The tasks that have been polled at least once.
+    running: RefCell<FuturesUnordered<LocalBoxFuture<'static, ()>>>,
+    /// Tasks spawned since the last poll (a task may spawn while `running`
+    /// is borrowed to poll it).
+    spawned: RefCell<Vec<LocalBoxFuture<'static, ()>>>,
+    /// Whoever last polled the set, woken when a task is spawned.
+    waker: RefCell<Option<Waker>>,
+}
+
+thread_local! {
+    /// The set being polled on this thread, for [`spawn_local`].
+    static CURRENT: RefCell<Option<Rc<Shared>>> = const { RefCell::new(None) };
+}
+
+/// Makes `shared` the current set until dropped, then puts back whatever
+/// was current before (sets may be polled inside one another).
+struct Enter {
+    previous: Option<Rc<Shared>>,
+}
+
+impl Enter {
+    fn new(shared: &Rc<Shared>) -> Enter {
+        let previous = CURRENT.with(|current| current.borrow_mut().replace(shared.clone()));
+        Enter { previous }
+    }
+}
+
+impl Drop for Enter {
+    fn drop(&mut self) {
+        let previous = self.previous.take();
+        CURRENT.with(|current| *current.borrow_mut() = previous);
+    }
+}
+
+impl Default for LocalSet {
+    fn default() -> LocalSet {
+        LocalSet::new()
+    }
+}
+
+impl std::fmt::Debug for LocalSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalSet").finish_non_exhaustive()
+    }
+}
+
+impl LocalSet {
+    /// An empty set.
+    pub fn new() -> LocalSet {
+        LocalSet {
+            shared: Rc::new(Shared {
+                running: RefCell::new(FuturesUnordered::new()),
+                spawned: RefCell::new(Vec::new()),
+                waker: RefCell::new(None),
+            }),
+        }
+    }
+
+    /// Spawns a task on this set. It runs when the set is polled (by
+    /// [`run_until`](LocalSet::run_until), [`block_on`](LocalSet::block_on)
+    /// or awaiting the set itself), not before.
+    #[track_caller]
+    pub fn spawn_local<F>(&self, future: F) -> LocalJoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        self.shared.spawn(future)
+    }
+
+    /// Runs `future` to completion on this thread, and the set's tasks
+    /// while it runs; [`spawn_local`] inside it spawns onto this set. What
+    /// is left of the set's tasks when `future` completes stays in the set.
+    pub fn run_until<F: Future>(&self, future: F) -> RunUntil<'_, F> {
+        RunUntil {
+            set: self,
+            future: Box::pin(future),
+        }
+    }
+
+    /// `rt.block_on(self.run_until(future))`: runs `future` and the set's
+    /// tasks on this thread, inside the runtime `rt`.
+    ///
+    /// # Panics
+    ///
+    /// Inside a task or another `block_on`, as [`Runtime::block_on`]
+    /// does.
+    ///
+    /// [`Runtime::block_on`]: crate::runtime::Runtime::block_on
+    #[track_caller]
+    pub fn block_on<F: Future>(&self, rt: &crate::runtime::Runtime, future: F) -> F::Output {
+        rt.block_on(self.run_until(future))
+    }
+
+    /// Makes this set the target of [`spawn_local`] until the guard is
+    /// dropped (the tasks still run only when the set is polled).
+    pub fn enter(&self) -> LocalEnterGuard {
+        LocalEnterGuard {
+            _enter: Enter::new(&self.shared),
+        }
+    }
+}
+
+/// The guard of [`LocalSet::enter`].
+pub struct LocalEnterGuard {
+    _enter: Enter,
+}
+
+impl std::fmt::Debug for LocalEnterGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalEnterGuard").finish_non_exhaustive()
+    }
+}
+
+// ANCHOR: local_spawn
+impl Shared {
+    fn spawn<F>(&self, future: F) -> LocalJoinHandle<F::Output>
+    where
+        F: Future + 'static,
+        F::Output: 'static,
+    {
+        let (output, receiver) = oneshot::channel();
+        let (abort, registration) = FutureAbortHandle::new_pair();
+        let finished = Arc::new(AtomicBool::new(false));
+        let done = finished.clone();
+        let task = async move {
+            // A panic ends this task only, and reaches its handle.
+            let caught = AssertUnwindSafe(future).catch_unwind();
+            let result = match Abortable::new(caught, registration).await {
+                Ok(Ok(value)) => Ok(value),
+                Ok(Err(panic)) => Err(JoinError::panic(panic)),
+                Err(_aborted) => Err(JoinError::cancelled()),
+            };
+            done.store(true, Ordering::Release);
+            // The handle may be gone: nobody wants the output.
+            let _ = output.send(result);
+        };
+        self.spawned.borrow_mut().push(task.boxed_local());
+        if let Some(waker) = self.waker.borrow().as_ref() {
+            waker.wake_by_ref();
+        }
+        LocalJoinHandle {
+            receiver,
+            abort,
+            finished,
+        }
+    }
+    // ANCHOR_END: local_spawn
+
+    /// Polls the tasks that are ready, at most `TASKS_PER_POLL` of them.
+    /// Ready(()) when the set has no task left.
+    fn poll_tasks(&self, cx: &mut Context<'_>) -> Poll<()> {
+        *self.waker.borrow_mut() = Some(cx.waker().clone());
+        let mut running = self.running.borrow_mut();
+        for _ in 0..TASKS_PER_POLL {
+            running.extend(self.spawned.borrow_mut().drain(..));
+            match running.poll_next_unpin(cx) {
+                Poll::Ready(Some(())) => continue,
+                Poll::Ready(None) if self.spawned.borrow().is_empty() => return Poll::Ready(()),
+                Poll::Ready(None) => continue,
+                Poll::Pending if self.spawned.borrow().is_empty() => return Poll::Pending,
+                Poll::Pending => continue,
+            }
+        }
+        // More may be ready: come back after the thread's other work.
+        cx.waker().wake_by_ref();
+        Poll::Pending
+    }
+}
+
+/// Spawns a `!Send` task on the [`LocalSet`] being run on this thread.
+///
+/// # Panics
+///
+/// Outside a `LocalSet` (not inside its `run_until`, `block_on`, poll or
+/// `enter` guard), as Tokio's does.
+#[track_caller]
+pub fn spawn_local<F>(future: F) -> LocalJoinHandle<F::Output>
+where
+    F: Future + 'static,
+    F::Output: 'static,
+{
+    let shared = CURRENT.with(|current| current.borrow().clone());
+    match shared {
+        Some(shared) => shared.spawn(future),
+        None => panic!("`spawn_local` called from outside of a `task::LocalSet`"),
+    }
+}
+
+/// The future of [`LocalSet::run_until`].
+pub struct RunUntil<'a, F: Future> {
+    set: &'a LocalSet,
+    future: Pin<Box<F>>,
+}
+
+impl<F: Future> Future for RunUntil<'_, F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let shared = self.set.shared.clone();
+        let _enter = Enter::new(&shared);
+        if let Poll::Ready(output) = self.future.as_mut().poll(cx) {
+            return Poll::Ready(output);
+        }
+        let _ = shared.poll_tasks(cx);
+        // A task may have finished what the future waits for; if so the
+        // future's waker fired and we are polled again.
+        Poll::Pending
+    }
+}
+
+impl Future for LocalSet {
+    type Output = ();
+
+    /// Runs the set's tasks until none is left.
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let shared = self.shared.clone();
+        let _enter = Enter::new(&shared);
+        shared.poll_tasks(cx)
+    }
+}
+
+/// The handle of a task spawned on a [`LocalSet`]: awaiting it gives the
+/// task's output, or a [`JoinError`] if it panicked, was aborted, or was
+/// dropped with its set before it finished. Dropping it detaches the task.
+pub struct LocalJoinHandle<T> {
+    receiver: oneshot::Receiver<Result<T, JoinError>>,
+    abort: FutureAbortHandle,
+    finished: Arc<AtomicBool>,
+}
+
+impl<T> std::fmt::Debug for LocalJoinHandle<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalJoinHandle")
+            .field("finished", &self.is_finished())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> LocalJoinHandle<T> {
+    /// Asks the task to stop: its future is dropped at its next turn, and
+    /// the handle then gives a cancelled [`JoinError`] (unless it had
+    /// already finished).
+    pub fn abort(&self) {
+        self.abort.abort();
+    }
+
+    /// True once the task has finished (with an output, a panic, or by
+    /// abort).
+    pub fn is_finished(&self) -> bool {
+        self.finished.load(Ordering::Acquire)
+    }
+}
+
+impl<T> Future for LocalJoinHandle<T> {
+    type Output = Result<T, JoinError>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.receiver.poll_unpin(cx) {
+            Poll::Ready(Ok(result)) => Poll::Ready(result),
+            // The task was dropped unfinished: its set was dropped.
+            Poll::Ready(Err(oneshot::Canceled)) => Poll::Ready(Err(JoinError::cancelled())),
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
