@@ -1,0 +1,91 @@
+//! Tasks that are not `Send`: `task::LocalSet` (`run_until`, `block_on`,
+//! `spawn_local` on the set, awaiting the set) and `task::spawn_local`, as
+//! Tokio documents them. Compiled by every entry file.
+
+use crate::behaviour::{expect_panic, limit};
+use crate::{rt, shim};
+use rt::task::{self, LocalSet};
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::Duration;
+
+#[test]
+fn local_tasks_hold_an_rc_across_an_await_and_return_their_output() {
+    limit("LocalSet run_until", || {
+        let runtime = shim::runtime();
+        let local = LocalSet::new();
+        let sum = local.block_on(&runtime, async {
+            let log = Rc::new(RefCell::new(Vec::new()));
+            let mut handles = Vec::new();
+            for i in 0..5u64 {
+                let log = log.clone();
+                handles.push(task::spawn_local(async move {
+                    rt::time::sleep(Duration::from_millis(5 - i)).await;
+                    log.borrow_mut().push(i);
+                    i
+                }));
+            }
+            let mut sum = 0;
+            for handle in handles {
+                sum += handle.await.unwrap();
+            }
+            assert_eq!(log.borrow().len(), 5);
+            sum
+        });
+        assert_eq!(sum, 10);
+    });
+}
+
+#[test]
+fn tasks_spawned_on_the_set_run_when_the_set_is_awaited() {
+    limit("awaiting a LocalSet", || {
+        let runtime = shim::runtime();
+        let local = LocalSet::new();
+        let ran = Rc::new(Cell::new(0));
+        for _ in 0..3 {
+            let ran = ran.clone();
+            drop(local.spawn_local(async move {
+                rt::task::yield_now().await;
+                ran.set(ran.get() + 1);
+            }));
+        }
+        assert_eq!(ran.get(), 0);
+        runtime.block_on(local);
+        assert_eq!(ran.get(), 3);
+    });
+}
+
+#[test]
+fn an_aborted_or_panicking_local_task_is_a_join_error() {
+    limit("LocalSet abort and panic", || {
+        let runtime = shim::runtime();
+        let local = LocalSet::new();
+        local.block_on(&runtime, async {
+            let sleeper = task::spawn_local(rt::time::sleep(Duration::from_secs(3600)));
+            sleeper.abort();
+            assert!(sleeper.await.unwrap_err().is_cancelled());
+            let panicked = task::spawn_local(async { panic!("a local task panics") });
+            assert!(panicked.await.unwrap_err().is_panic());
+            assert_eq!(task::spawn_local(async { 3 }).await.unwrap(), 3);
+        });
+    });
+}
+
+#[test]
+fn spawn_local_outside_a_local_set_panics() {
+    limit("spawn_local outside", || {
+        let runtime = shim::runtime();
+        runtime.block_on(async {
+            let caught = expect_panic("spawn_local outside a LocalSet", || {
+                drop(task::spawn_local(async {}));
+            });
+            assert!(
+                caught
+                    .message
+                    .starts_with("`spawn_local` called from outside of a `task::LocalSet`"),
+                "{}",
+                caught.message
+            );
+        });
+    });
+}
