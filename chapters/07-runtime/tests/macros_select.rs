@@ -220,3 +220,31 @@ async fn a_future_pinned_outside_the_loop_survives_the_races_it_loses() {
     assert_eq!(steps.load(Ordering::SeqCst), 5, "no step was lost");
     assert!(ticks > 5, "the ticker won races meanwhile: {ticks}");
 }
+
+/// `rt::pin!` keeps one timer across every turn of a `select!` loop, as
+/// Tokio's `pin!` does: the loop handles many messages and the same sleep
+/// still fires at its deadline, once.
+#[rt::test]
+async fn pin_keeps_one_future_across_a_select_loop() {
+    let (tx, mut rx) = rt::sync::mpsc::unbounded_channel::<u32>();
+    for i in 0..5 {
+        tx.send(i).unwrap();
+    }
+    let deadline = rt::time::sleep(Duration::from_millis(30));
+    rt::pin!(deadline);
+    let mut got = Vec::new();
+    loop {
+        rt::select! {
+            Some(i) = rx.recv() => got.push(i),
+            () = &mut deadline => break,
+        }
+    }
+    assert_eq!(got, vec![0, 1, 2, 3, 4]);
+    assert!(deadline.is_elapsed());
+    rt::pin! {
+        let a = async { 1 };
+        let b = async { 2 };
+    }
+    assert_eq!((&mut a).await + (&mut b).await, 3);
+    drop(tx);
+}

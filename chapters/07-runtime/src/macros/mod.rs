@@ -8,6 +8,8 @@
 //!   polled first;
 //! * [`select`](crate::select!) (`select.rs`): the first future whose
 //!   output matches its pattern, the others dropped;
+//! * [`pin`](crate::pin!) (`pin.rs`): pins futures to the stack, as
+//!   `select!` loops want (`&mut fut` in a branch needs `Unpin`);
 //! * [`MaybeDone`] (`maybe_done.rs`): a future, then its output, then
 //!   nothing;
 //! * [`random_below`] (`rng.rs`): where an unbiased `select!` starts.
@@ -19,6 +21,7 @@
 
 mod join;
 mod maybe_done;
+mod pin;
 mod rng;
 mod select;
 

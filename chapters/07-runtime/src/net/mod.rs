@@ -17,6 +17,11 @@ pub mod tcp;
 mod udp;
 pub mod unix;
 
+/// What `bind`, `connect` and `send_to` accept: an address, or anything
+/// std can turn into addresses. Tokio's trait of this name also resolves
+/// host names without blocking (on its blocking pool); ours is std's, so a
+/// name is resolved on the calling thread.
+pub use std::net::ToSocketAddrs;
 pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
 pub use unix::{UnixListener, UnixStream};

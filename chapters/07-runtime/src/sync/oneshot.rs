@@ -47,6 +47,11 @@ pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
 }
 
+/// The errors under the path Tokio gives them (`oneshot::error::...`).
+pub mod error {
+    pub use super::{RecvError, TryRecvError};
+}
+
 /// The sender was dropped without sending.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RecvError;
