@@ -471,3 +471,72 @@ async fn stdio_child() {
         .unwrap();
     err.flush().await.unwrap();
 }
+
+/// `read_buf` fills a `BytesMut`'s spare capacity and advances it, and
+/// `write_all_buf` writes a `Buf` out and advances it to empty: the pair a
+/// framed protocol (a length-prefixed frame here) is written with.
+#[rt::test]
+async fn read_buf_and_write_all_buf_move_frames_through_bytes() {
+    use bytes::{Buf, BufMut, BytesMut};
+    let (mut client, mut server) = tcp_pair().await;
+    let writer = rt::spawn(async move {
+        let mut out = BytesMut::new();
+        for i in 0..100u32 {
+            let body = vec![i as u8; (i as usize) * 37 % 1000];
+            out.put_u32(body.len() as u32);
+            out.put_slice(&body);
+        }
+        let total = out.len();
+        client.write_all_buf(&mut out).await.unwrap();
+        assert!(!out.has_remaining());
+        client.shutdown().await.unwrap();
+        total
+    });
+    let mut buf = BytesMut::with_capacity(64);
+    let mut frames = Vec::new();
+    loop {
+        // Parse whole frames out of what has arrived.
+        while buf.len() >= 4 {
+            let len = u32::from_be_bytes(buf[..4].try_into().unwrap()) as usize;
+            if buf.len() < 4 + len {
+                break;
+            }
+            buf.advance(4);
+            frames.push(buf.split_to(len));
+        }
+        buf.reserve(1024);
+        let n = timeout(Duration::from_secs(10), server.read_buf(&mut buf))
+            .await
+            .unwrap()
+            .unwrap();
+        if n == 0 {
+            break;
+        }
+    }
+    let total = writer.await.unwrap();
+    assert_eq!(frames.len(), 100);
+    for (i, frame) in frames.iter().enumerate() {
+        assert_eq!(frame.len(), i * 37 % 1000);
+        assert!(frame.iter().all(|&b| b == i as u8));
+    }
+    assert_eq!(frames.iter().map(|f| 4 + f.len()).sum::<usize>(), total);
+    assert!(buf.is_empty());
+}
+
+/// `write_buf` writes part of a buffer at most once and advances it by
+/// exactly what was written; a buffer with no room makes `read_buf`
+/// return 0 at once.
+#[rt::test]
+async fn write_buf_advances_by_what_was_written_and_a_full_read_buf_reads_nothing() {
+    use bytes::Buf;
+    let (mut a, mut b) = duplex(8);
+    let mut data = std::io::Cursor::new(b"0123456789abcdef".to_vec());
+    let n = a.write_buf(&mut data).await.unwrap();
+    assert_eq!(n, 8, "the duplex holds 8 bytes");
+    assert_eq!(data.remaining(), 8);
+    let mut full: &mut [u8] = &mut [];
+    assert_eq!(b.read_buf(&mut full).await.unwrap(), 0);
+    let mut got = Vec::new();
+    assert_eq!(b.read_buf(&mut got).await.unwrap(), 8);
+    assert_eq!(got, b"01234567");
+}

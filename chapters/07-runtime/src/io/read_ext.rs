@@ -101,6 +101,24 @@ pub trait AsyncReadExt: AsyncRead {
         }
     }
 
+    /// Reads some bytes into the spare capacity of `buf` (a `BytesMut`, a
+    /// `Vec<u8>`, ...) and advances it; returns how many, 0 at end of file
+    /// or when `buf` has no room left. Ours reads through a buffer of up to
+    /// 8 KiB on the stack and copies what arrived, since `AsyncRead` wants
+    /// initialized memory.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: if the future is dropped before it completes, no data
+    /// was read.
+    fn read_buf<'a, B>(&'a mut self, buf: &'a mut B) -> ReadBuf<'a, Self, B>
+    where
+        Self: Unpin,
+        B: bytes::BufMut + ?Sized,
+    {
+        ReadBuf { reader: self, buf }
+    }
+
     /// Reads until end of file, appending to `buf`; returns the number of
     /// bytes appended. On an error the bytes read so far stay in `buf`.
     ///
@@ -234,6 +252,36 @@ impl<R: AsyncRead + Unpin + ?Sized> Future for ReadExact<'_, R> {
     }
 }
 // ANCHOR_END: read_exact
+
+/// The future of [`AsyncReadExt::read_buf`].
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct ReadBuf<'a, R: ?Sized, B: ?Sized> {
+    reader: &'a mut R,
+    buf: &'a mut B,
+}
+
+impl<R: AsyncRead + Unpin + ?Sized, B: bytes::BufMut + ?Sized> Future for ReadBuf<'_, R, B> {
+    type Output = io::Result<usize>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        let room = this.buf.remaining_mut().min(8 * 1024);
+        if room == 0 {
+            return Poll::Ready(Ok(0));
+        }
+        let mut chunk = [0u8; 8 * 1024];
+        let n = ready!(Pin::new(&mut *this.reader).poll_read(cx, &mut chunk[..room]))?;
+        // A faulty reader may claim more than it was given.
+        let read = chunk.get(..n).ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "a read reported more bytes than it was lent",
+            )
+        })?;
+        this.buf.put_slice(read);
+        Poll::Ready(Ok(n))
+    }
+}
 
 /// The future of `read_u8` … `read_f64_le`: [`ReadExact`] into a small
 /// array, then a decode.

@@ -82,6 +82,38 @@ pub trait AsyncWriteExt: AsyncWrite {
         futures::io::AsyncWriteExt::write_all(self, buf)
     }
 
+    /// Writes some of `buf`'s current chunk (a `Bytes`, a `BytesMut`, a
+    /// `Cursor`, ...) and advances `buf` past what was written; returns how
+    /// many bytes, 0 if `buf` had none left.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel safe: `buf` is advanced only by what was written.
+    fn write_buf<'a, B>(&'a mut self, buf: &'a mut B) -> WriteBuf<'a, Self, B>
+    where
+        Self: Unpin,
+        B: bytes::Buf,
+    {
+        WriteBuf { writer: self, buf }
+    }
+
+    /// Writes the whole of `buf`, advancing it as each write is accepted. A
+    /// write that accepts no byte is an error of kind
+    /// [`WriteZero`](io::ErrorKind::WriteZero).
+    ///
+    /// # Cancel safety
+    ///
+    /// Not cancel safe as a way of writing it all, but nothing is lost:
+    /// dropped part-way, `buf` has been advanced past exactly what was
+    /// written, and the rest can be written later.
+    fn write_all_buf<'a, B>(&'a mut self, buf: &'a mut B) -> WriteAllBuf<'a, Self, B>
+    where
+        Self: Unpin,
+        B: bytes::Buf,
+    {
+        WriteAllBuf { writer: self, buf }
+    }
+
     /// Waits until everything buffered in this writer (a [`BufWriter`]'s
     /// buffer, for example) has reached the device underneath.
     ///
@@ -208,6 +240,50 @@ impl<W: AsyncWrite + Unpin + ?Sized> Future for WriteInt<'_, W> {
                 return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
             }
             this.written += n;
+        }
+        Poll::Ready(Ok(()))
+    }
+}
+
+/// The future of [`AsyncWriteExt::write_buf`].
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct WriteBuf<'a, W: ?Sized, B> {
+    writer: &'a mut W,
+    buf: &'a mut B,
+}
+
+impl<W: AsyncWrite + Unpin + ?Sized, B: bytes::Buf> Future for WriteBuf<'_, W, B> {
+    type Output = io::Result<usize>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        if !this.buf.has_remaining() {
+            return Poll::Ready(Ok(0));
+        }
+        let n = ready!(Pin::new(&mut *this.writer).poll_write(cx, this.buf.chunk()))?;
+        this.buf.advance(n.min(this.buf.remaining()));
+        Poll::Ready(Ok(n))
+    }
+}
+
+/// The future of [`AsyncWriteExt::write_all_buf`].
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct WriteAllBuf<'a, W: ?Sized, B> {
+    writer: &'a mut W,
+    buf: &'a mut B,
+}
+
+impl<W: AsyncWrite + Unpin + ?Sized, B: bytes::Buf> Future for WriteAllBuf<'_, W, B> {
+    type Output = io::Result<()>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        while this.buf.has_remaining() {
+            let n = ready!(Pin::new(&mut *this.writer).poll_write(cx, this.buf.chunk()))?;
+            if n == 0 {
+                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+            }
+            this.buf.advance(n.min(this.buf.remaining()));
         }
         Poll::Ready(Ok(()))
     }
