@@ -88,3 +88,86 @@ fn ctrl_c_fails_outside_a_runtime() {
     let error = futures::executor::block_on(rt::signal::ctrl_c()).unwrap_err();
     assert!(error.to_string().contains("no runtime"), "{error}");
 }
+
+/// Sends `signal` to this whole process. The callers create their
+/// `Signal` first, which installs the handler, so the process survives.
+fn send_to_this_process(signal: libc::c_int) {
+    // SAFETY: kill(2) with our own pid has no memory effects.
+    assert_eq!(unsafe { libc::kill(libc::getpid(), signal) }, 0);
+}
+
+/// `signal(kind)` sees deliveries from its creation on; `recv` completes
+/// once per delivery, or once for several that arrived between two
+/// `recv`s (they coalesce, as in Tokio).
+#[test]
+fn a_unix_signal_stream_sees_each_delivery_and_coalesces_bursts() {
+    use rt::signal::unix::{SignalKind, signal};
+    runtime().block_on(async {
+        let mut usr1 = signal(SignalKind::user_defined1()).unwrap();
+        send_to_this_process(libc::SIGUSR1);
+        timeout(PATIENCE, usr1.recv())
+            .await
+            .expect("the first SIGUSR1 was missed")
+            .expect("the stream ended");
+        // Three before the next recv: one notification.
+        for _ in 0..3 {
+            send_to_this_process(libc::SIGUSR1);
+        }
+        rt::time::sleep(Duration::from_millis(50)).await;
+        timeout(PATIENCE, usr1.recv()).await.unwrap().unwrap();
+        assert!(
+            timeout(Duration::from_millis(100), usr1.recv())
+                .await
+                .is_err(),
+            "a burst of three was reported more than once"
+        );
+        // Another signal's deliveries do not wake this stream's recv.
+        let mut usr2 = signal(SignalKind::user_defined2()).unwrap();
+        send_to_this_process(libc::SIGUSR2);
+        timeout(PATIENCE, usr2.recv()).await.unwrap().unwrap();
+        assert!(
+            timeout(Duration::from_millis(100), usr1.recv())
+                .await
+                .is_err(),
+            "SIGUSR2 completed a SIGUSR1 recv"
+        );
+    });
+}
+
+/// SIGTERM, the signal a graceful shutdown waits for, stops a server loop
+/// written as a Tokio user writes it.
+#[test]
+fn sigterm_ends_a_select_loop() {
+    use rt::signal::unix::{SignalKind, signal};
+    runtime().block_on(async {
+        let mut terminate = signal(SignalKind::terminate()).unwrap();
+        let mut ticks = rt::time::interval(Duration::from_millis(5));
+        let mut seen = 0;
+        loop {
+            rt::select! {
+                _ = ticks.tick() => {
+                    seen += 1;
+                    if seen == 3 {
+                        send_to_this_process(libc::SIGTERM);
+                    }
+                    assert!(seen < 1000, "SIGTERM never arrived");
+                }
+                _ = terminate.recv() => break,
+            }
+        }
+        assert!(seen >= 3);
+    });
+}
+
+/// Signals a program may not catch are refused with an error, as Tokio
+/// refuses them.
+#[test]
+fn forbidden_and_invalid_signals_are_refused() {
+    use rt::signal::unix::{SignalKind, signal};
+    runtime().block_on(async {
+        for signum in [libc::SIGKILL, libc::SIGSTOP, libc::SIGSEGV, 0, -1, 1000] {
+            let error = signal(SignalKind::from_raw(signum)).unwrap_err();
+            assert!(error.to_string().contains("Refusing"), "{signum}: {error}");
+        }
+    });
+}

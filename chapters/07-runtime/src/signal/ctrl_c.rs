@@ -38,13 +38,15 @@ use std::task::{Context, Poll, ready};
 /// ```
 // ANCHOR: ctrl_c
 pub async fn ctrl_c() -> io::Result<()> {
-    let mut listener = Listener::subscribe()?;
+    let mut listener = Listener::subscribe(libc::SIGINT)?;
     std::future::poll_fn(|cx| listener.poll(cx)).await
 }
 
-/// One waiting `ctrl_c()`.
-struct Listener {
-    /// Signals delivered when we subscribed.
+/// One waiting `ctrl_c()` (or `unix::Signal`).
+pub(super) struct Listener {
+    /// Which signal.
+    signal: libc::c_int,
+    /// Signals delivered when we subscribed, or when we last reported one.
     seen: u64,
     /// Our own descriptor for the pipe's read end, on our driver.
     pipe: mio::net::UnixStream,
@@ -54,18 +56,19 @@ struct Listener {
 }
 
 impl Listener {
-    fn subscribe() -> io::Result<Listener> {
+    pub(super) fn subscribe(signal: libc::c_int) -> io::Result<Listener> {
         // Outside a runtime, fail before installing the handler: otherwise
         // Ctrl-C would stop terminating a process that has no listener.
         if crate::runtime::Handle::try_current().is_err() {
             return Err(io::Error::other(
-                "no runtime: ctrl_c() must be awaited inside rt::Runtime",
+                "no runtime: signals must be awaited inside rt::Runtime",
             ));
         }
-        let (seen, pipe) = self_pipe::subscribe()?;
+        let (seen, pipe) = self_pipe::subscribe(signal)?;
         let mut pipe = mio::net::UnixStream::from_std(pipe);
         let registration = Registration::new(&mut pipe, mio::Interest::READABLE)?;
         Ok(Listener {
+            signal,
             seen,
             pipe,
             registration,
@@ -73,13 +76,19 @@ impl Listener {
         })
     }
 
-    fn poll(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+    /// Ready once a signal arrived since we subscribed or last reported
+    /// one; all those that arrived meanwhile count as one.
+    pub(super) fn poll(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         loop {
-            if self_pipe::delivered() != self.seen {
+            let now = self_pipe::delivered(self.signal);
+            if now != self.seen {
+                self.seen = now;
                 return Poll::Ready(Ok(()));
             }
             self_pipe::wait(&mut self.slot, cx.waker());
-            if self_pipe::delivered() != self.seen {
+            let now = self_pipe::delivered(self.signal);
+            if now != self.seen {
+                self.seen = now;
                 return Poll::Ready(Ok(()));
             }
             let pipe = &self.pipe;

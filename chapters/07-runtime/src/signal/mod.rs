@@ -1,5 +1,7 @@
 //! Signals as futures: [`ctrl_c`] completes when the process receives
-//! `SIGINT` (Ctrl-C in its terminal, or `kill -INT`).
+//! `SIGINT` (Ctrl-C in its terminal, or `kill -INT`), and
+//! [`unix::signal`] turns any other catchable signal (SIGTERM, SIGHUP,
+//! ...) into a stream of notifications.
 //!
 //! A signal interrupts whatever a thread was doing and runs a handler on
 //! it, in a state where almost nothing is allowed: no lock (the thread may
@@ -36,5 +38,6 @@
 
 mod ctrl_c;
 mod self_pipe;
+pub mod unix;
 
 pub use ctrl_c::ctrl_c;

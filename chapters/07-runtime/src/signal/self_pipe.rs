@@ -1,7 +1,9 @@
-//! The SIGINT handler and the pipe it writes to.
+//! The signal handler and the pipe it writes to.
 //!
-//! The handler does two async-signal-safe things: it bumps an atomic
-//! counter (`DELIVERED`) and `write`s one byte to the write end of a
+//! The handler is installed for each signal the first time a future asks
+//! for it (SIGINT for `ctrl_c`, any other for `unix::signal`). It does two
+//! async-signal-safe things: it bumps that signal's atomic counter
+//! (`DELIVERED`) and `write`s one byte to the write end of a
 //! non-blocking Unix socket pair (errno saved and restored around it, as a
 //! handler must; a full pipe drops the byte, which loses nothing, since the
 //! counter holds the truth and the pipe only has to become readable).
@@ -22,8 +24,12 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::task::Waker;
 
-/// SIGINTs delivered since the handler was installed.
-static DELIVERED: AtomicU64 = AtomicU64::new(0);
+/// Signal numbers are below this (Linux has 64, numbered from 1).
+pub(super) const SIGNALS: usize = 65;
+
+/// Per signal number, the signals delivered since its handler was
+/// installed.
+static DELIVERED: [AtomicU64; SIGNALS] = [const { AtomicU64::new(0) }; SIGNALS];
 
 /// The pipe's write end, for the handler (-1 until installed).
 static WRITE_FD: AtomicI32 = AtomicI32::new(-1);
@@ -35,15 +41,20 @@ struct State {
     reader: UnixStream,
     /// Never closed: the handler may write to it at any moment.
     _writer: UnixStream,
-    /// The futures waiting on the pipe.
+    /// The futures waiting on the pipe (for any signal: a wake-up makes
+    /// each look at its own signal's count).
     waiters: Waiters,
+    /// Bit n: the handler is installed for signal n (up to 64).
+    installed: u128,
 }
 
 // ANCHOR: handler
 /// Runs on whichever thread the kernel picked, between two instructions of
 /// whatever it was doing: only async-signal-safe calls here.
-extern "C" fn on_sigint(_signal: libc::c_int) {
-    DELIVERED.fetch_add(1, Ordering::SeqCst);
+extern "C" fn on_signal(signal: libc::c_int) {
+    if let Some(count) = usize::try_from(signal).ok().and_then(|n| DELIVERED.get(n)) {
+        count.fetch_add(1, Ordering::SeqCst);
+    }
     let fd = WRITE_FD.load(Ordering::SeqCst);
     if fd < 0 {
         return;
@@ -62,17 +73,28 @@ extern "C" fn on_sigint(_signal: libc::c_int) {
 }
 // ANCHOR_END: handler
 
-/// Installs the handler and the pipe, once per process.
-fn install(state: &mut Option<State>) -> io::Result<&mut State> {
+/// Installs the pipe, once per process, and the handler for `signal`, once
+/// per signal.
+fn install(state: &mut Option<State>, signal: libc::c_int) -> io::Result<&mut State> {
     if state.is_none() {
         let (reader, writer) = UnixStream::pair()?;
         reader.set_nonblocking(true)?;
         writer.set_nonblocking(true)?;
         WRITE_FD.store(writer.as_raw_fd(), Ordering::SeqCst);
+        *state = Some(State {
+            reader,
+            _writer: writer,
+            waiters: Waiters::default(),
+            installed: 0,
+        });
+    }
+    let state = state.as_mut().expect("installed above");
+    let bit = 1u128 << signal;
+    if state.installed & bit == 0 {
         // SAFETY: an all-zero `sigaction` is a valid value (no flags, empty
         // mask, default handler); we then fill in the fields we need.
         let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
-        action.sa_sigaction = on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t;
+        action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
         // Restart system calls the signal interrupts, rather than failing
         // them with EINTR in code that does not expect it.
         action.sa_flags = libc::SA_RESTART;
@@ -82,17 +104,12 @@ fn install(state: &mut Option<State>) -> io::Result<&mut State> {
         // SAFETY: `action` is fully initialised and its handler is an
         // `extern "C" fn(c_int)` that only makes async-signal-safe calls;
         // the old action is not asked for (null).
-        if unsafe { libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut()) } != 0 {
-            WRITE_FD.store(-1, Ordering::SeqCst);
+        if unsafe { libc::sigaction(signal, &action, std::ptr::null_mut()) } != 0 {
             return Err(io::Error::last_os_error());
         }
-        *state = Some(State {
-            reader,
-            _writer: writer,
-            waiters: Waiters::default(),
-        });
+        state.installed |= bit;
     }
-    Ok(state.as_mut().expect("installed above"))
+    Ok(state)
 }
 
 fn lock() -> std::sync::MutexGuard<'static, Option<State>> {
@@ -101,20 +118,24 @@ fn lock() -> std::sync::MutexGuard<'static, Option<State>> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Installs the handler if needed; returns the signals delivered so far
-/// and a new descriptor for the pipe's read end.
-pub(super) fn subscribe() -> io::Result<(u64, UnixStream)> {
+/// Installs the handler for `signal` if needed; returns the signals of
+/// that number delivered so far and a new descriptor for the pipe's read
+/// end. `signal` must be in `1..SIGNALS` (the caller checks).
+pub(super) fn subscribe(signal: libc::c_int) -> io::Result<(u64, UnixStream)> {
     let mut state = lock();
-    let state = install(&mut state)?;
+    let state = install(&mut state, signal)?;
     // Read the count under the lock that installation took, so it is the
-    // count at this call: a later SIGINT moves it.
-    let seen = DELIVERED.load(Ordering::SeqCst);
+    // count at this call: a later signal moves it.
+    let seen = delivered(signal);
     Ok((seen, state.reader.try_clone()?))
 }
 
-/// SIGINTs delivered since the handler was installed.
-pub(super) fn delivered() -> u64 {
-    DELIVERED.load(Ordering::SeqCst)
+/// Signals number `signal` delivered since its handler was installed.
+pub(super) fn delivered(signal: libc::c_int) -> u64 {
+    usize::try_from(signal)
+        .ok()
+        .and_then(|n| DELIVERED.get(n))
+        .map_or(0, |count| count.load(Ordering::SeqCst))
 }
 
 /// Leaves `waker` in the waiter list (at `slot`, taking a slot if needed).
