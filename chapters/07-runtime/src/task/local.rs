@@ -201,13 +201,14 @@ impl Shared {
         let mut running = self.running.borrow_mut();
         for _ in 0..TASKS_PER_POLL {
             running.extend(self.spawned.borrow_mut().drain(..));
-            match running.poll_next_unpin(cx) {
-                Poll::Ready(Some(())) => continue,
-                Poll::Ready(None) if self.spawned.borrow().is_empty() => return Poll::Ready(()),
-                Poll::Ready(None) => continue,
-                Poll::Pending if self.spawned.borrow().is_empty() => return Poll::Pending,
-                Poll::Pending => continue,
+            let polled = running.poll_next_unpin(cx);
+            if polled.is_ready() && running.is_empty() && self.spawned.borrow().is_empty() {
+                return Poll::Ready(());
             }
+            if polled.is_pending() && self.spawned.borrow().is_empty() {
+                return Poll::Pending;
+            }
+            // A task finished, or one was spawned meanwhile: go round again.
         }
         // More may be ready: come back after the thread's other work.
         cx.waker().wake_by_ref();
