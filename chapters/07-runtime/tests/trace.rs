@@ -27,7 +27,24 @@ fn the_trace_records_every_poll_of_every_task_and_writes_chrome_json() {
         }
         ids
     });
-    let trace = rt.trace().expect("tracing is on");
+    // A poll is recorded when it returns, and the poll that finishes the last
+    // task wakes `block_on` before it returns: its event may land a moment
+    // after `block_on` does. Wait for it (bounded, so a lost event fails
+    // rather than hangs).
+    let polls_in = |trace: &rt::runtime::Trace| {
+        trace
+            .workers
+            .iter()
+            .flatten()
+            .filter(|e| matches!(e.kind, TraceKind::Poll { .. }))
+            .count()
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mut trace = rt.trace().expect("tracing is on");
+    while polls_in(&trace) < 2 * ids.len() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        trace = rt.trace().unwrap();
+    }
     assert_eq!(trace.workers.len(), 2);
     assert_eq!(trace.dropped, 0);
     let mut polls_per_task = std::collections::HashMap::new();

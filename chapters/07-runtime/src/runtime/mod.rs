@@ -127,6 +127,10 @@ impl Runtime {
     }
 
     /// What each worker did so far, if [`Builder::enable_trace`] was set.
+    ///
+    /// A poll is recorded when it returns. The poll that completes a task
+    /// wakes whoever awaits it before returning, so that poll's event can
+    /// appear in a snapshot taken a moment later rather than in this one.
     pub fn trace(&self) -> Option<Trace> {
         self.handle
             .inner
