@@ -14,6 +14,12 @@
 //! measured value lies inside its band, so a run that contradicts the prose,
 //! or prose edited away from the measurement, fails the book's tests.
 //!
+//! If the folder also holds `tables-other-host.md`, an earlier run's
+//! tables from another machine, its figures are recorded too (named
+//! `other_host_...`: the chapters measured on that host quote them), and
+//! `hosts.md` sets the two runs' switch costs and echo throughputs side by
+//! side.
+//!
 //! Book: appendix, "Every benchmark side by side".
 
 use std::collections::BTreeMap;
@@ -116,8 +122,8 @@ pub fn draw_and_record(out: &Path, console: &Console) -> Result<(), Box<dyn Erro
     let md = std::fs::read_to_string(&tables_path)
         .map_err(|err| format!("cannot read {}: {err}", tables_path.display()))?;
     let (machine, tables) = parse(&md);
-    let mut figures: BTreeMap<String, (f64, &str, String)> = BTreeMap::new();
     let command = "cargo run --release -p chapter-07 --example report";
+    let mut figures = extract(&tables, &format!("{command}: "));
 
     // Chapter 2: one bar per duration row.
     if let Some(t) = table(&tables, "What a switch costs") {
@@ -141,52 +147,6 @@ pub fn draw_and_record(out: &Path, console: &Console) -> Result<(), Box<dyn Erro
             plots::ns,
             &machine,
         )?;
-        for (label, name, unit, scale) in [
-            ("trivial system call (getppid)", "syscall_ns", "ns", 1.0),
-            ("function call", "function_call_ns", "ns", 1.0),
-            (
-                "thread hand-off, one CPU, futex",
-                "thread_switch_one_cpu_us",
-                "µs",
-                1e-3,
-            ),
-            (
-                "thread hand-off, two CPUs, futex",
-                "wake_cross_cpu_us",
-                "µs",
-                1e-3,
-            ),
-            (
-                "process hand-off, one CPU, futex",
-                "process_switch_one_cpu_us",
-                "µs",
-                1e-3,
-            ),
-            ("fiber switch (raw, inline)", "fiber_switch_ns", "ns", 1.0),
-            ("future resume (one poll)", "future_resume_ns", "ns", 1.0),
-        ] {
-            if let Some((_, ns)) = bars.iter().find(|(l, _)| l == label) {
-                figures.insert(
-                    name.into(),
-                    (ns * scale, unit, format!("{command}: {label}")),
-                );
-            }
-        }
-        if let Some(bytes) = t
-            .rows
-            .iter()
-            .find(|r| r[0] == "size of the yielding future")
-            .and_then(|r| number_of(r.get(1)?))
-        {
-            figures.insert(
-                "yield_future_bytes".into(),
-                (
-                    bytes,
-                    "bytes",
-                    format!("{command}: size of the yielding future"),
-                ),
-            );
-        }
     }
 
     // The echo table: throughput, latency, memory and switches.
@@ -236,22 +196,6 @@ pub fn draw_and_record(out: &Path, console: &Console) -> Result<(), Box<dyn Erro
             |x| format!("{x:.2} KiB"),
             &machine,
         )?;
-        for r in &t.rows {
-            let key = server_key(&r[0]);
-            let source = |what: &str| format!("{command}: echo table, {}, {what}", r[0]);
-            figures.insert(
-                format!("echo_{key}_msgs_per_sec"),
-                (col(r, 2), "msgs/s", source("msgs/s")),
-            );
-            figures.insert(
-                format!("echo_{key}_kib_per_connection"),
-                (col(r, 6), "KiB", source("memory per connection")),
-            );
-            figures.insert(
-                format!("echo_{key}_switches_per_message"),
-                (col(r, 7), "switches", source("switches per message")),
-            );
-        }
     }
 
     // The scheduler: times on three runtimes, and our ratio to Tokio's.
@@ -293,16 +237,6 @@ pub fn draw_and_record(out: &Path, console: &Console) -> Result<(), Box<dyn Erro
             plots::ratio,
             &machine,
         )?;
-        for (workload, ratio) in &ratios {
-            figures.insert(
-                format!("sched_{workload}_ours_over_tokio"),
-                (
-                    *ratio,
-                    "ratio",
-                    format!("{command}: scheduler table, {workload}"),
-                ),
-            );
-        }
     }
 
     // Timers: four lines against the number pending.
@@ -325,7 +259,163 @@ pub fn draw_and_record(out: &Path, console: &Console) -> Result<(), Box<dyn Erro
         )?;
     }
 
+    // An earlier run on another host, kept beside this one: its figures
+    // under `other_host_` names, and the two runs side by side.
+    let other_path = out.join(OTHER_HOST);
+    if let Ok(other_md) = std::fs::read_to_string(&other_path) {
+        let (other_machine, other_tables) = parse(&other_md);
+        let source = format!("book/src/appendix/{OTHER_HOST} ({other_machine}): ");
+        for (name, figure) in extract(&other_tables, &source) {
+            figures.insert(format!("other_host_{name}"), figure);
+        }
+        let hosts = side_by_side(&tables, &machine, &other_tables, &other_machine);
+        std::fs::write(out.join("hosts.md"), hosts)
+            .map_err(|err| format!("cannot write {}: {err}", out.join("hosts.md").display()))?;
+    }
+
     record(&out.join("figures.json"), &machine, &md, figures, console)
+}
+
+/// The tables of an earlier run on another host, if the folder holds one.
+pub const OTHER_HOST: &str = "tables-other-host.md";
+
+/// A figure: value, unit, and where it came from.
+type Figure = (f64, &'static str, String);
+
+/// The figures the prose may quote, from one run's tables: the switch
+/// costs, each echo server's throughput, memory and switches per message,
+/// and our scheduler's ratio to Tokio's. `source` prefixes each one's origin.
+fn extract(tables: &[Table], source: &str) -> BTreeMap<String, Figure> {
+    let mut figures: BTreeMap<String, Figure> = BTreeMap::new();
+    if let Some(t) = table(tables, "What a switch costs") {
+        let cell = |label: &str| t.rows.iter().find(|r| r[0] == label).and_then(|r| r.get(1));
+        for (label, name, unit, scale) in SWITCH_FIGURES {
+            if let Some(ns) = cell(label).and_then(|c| duration_ns(c)) {
+                figures.insert(name.into(), (ns * scale, unit, format!("{source}{label}")));
+            }
+        }
+        let label = "size of the yielding future";
+        if let Some(bytes) = cell(label).and_then(|c| number_of(c)) {
+            figures.insert(
+                "yield_future_bytes".into(),
+                (bytes, "bytes", format!("{source}{label}")),
+            );
+        }
+    }
+    if let Some(t) = table(tables, "One echo load") {
+        let col = |r: &Vec<String>, i: usize| r.get(i).and_then(|c| number_of(c)).unwrap_or(0.0);
+        for r in &t.rows {
+            let key = server_key(&r[0]);
+            let from = |what: &str| format!("{source}echo table, {}, {what}", r[0]);
+            figures.insert(
+                format!("echo_{key}_msgs_per_sec"),
+                (col(r, 2), "msgs/s", from("msgs/s")),
+            );
+            figures.insert(
+                format!("echo_{key}_kib_per_connection"),
+                (col(r, 6), "KiB", from("memory per connection")),
+            );
+            figures.insert(
+                format!("echo_{key}_switches_per_message"),
+                (col(r, 7), "switches", from("switches per message")),
+            );
+        }
+    }
+    if let Some(t) = table(tables, "Scheduler workloads") {
+        for r in &t.rows {
+            if let Some(ratio) = r.get(4).and_then(|c| number_of(c)) {
+                figures.insert(
+                    format!("sched_{}_ours_over_tokio", r[0]),
+                    (ratio, "ratio", format!("{source}scheduler table, {}", r[0])),
+                );
+            }
+        }
+    }
+    figures
+}
+
+/// The switch-table rows recorded as figures: row label, figure name, unit,
+/// and the factor from nanoseconds to that unit.
+const SWITCH_FIGURES: [(&str, &str, &str, f64); 7] = [
+    ("trivial system call (getppid)", "syscall_ns", "ns", 1.0),
+    ("function call", "function_call_ns", "ns", 1.0),
+    (
+        "thread hand-off, one CPU, futex",
+        "thread_switch_one_cpu_us",
+        "µs",
+        1e-3,
+    ),
+    (
+        "thread hand-off, two CPUs, futex",
+        "wake_cross_cpu_us",
+        "µs",
+        1e-3,
+    ),
+    (
+        "process hand-off, one CPU, futex",
+        "process_switch_one_cpu_us",
+        "µs",
+        1e-3,
+    ),
+    ("fiber switch (raw, inline)", "fiber_switch_ns", "ns", 1.0),
+    ("future resume (one poll)", "future_resume_ns", "ns", 1.0),
+];
+
+/// Markdown: the switch costs and the echo throughputs of two runs on two
+/// hosts, row by row, with this run's figure over the other's.
+fn side_by_side(this: &[Table], machine: &str, other: &[Table], other_machine: &str) -> String {
+    // "Intel(R) Xeon(R) Processor, 2 logical CPUs, ..." -> "Intel Xeon".
+    let short = |m: &str| {
+        let first = m.split(',').next().unwrap_or(m);
+        let name = first.replace("(R)", "").replace("(TM)", "");
+        let name = name.trim();
+        name.strip_suffix(" Processor")
+            .unwrap_or(name)
+            .trim()
+            .to_string()
+    };
+    let mut md = format!(
+        "| measure | {} | {} | {} / {} |\n|---|---|---|---|\n",
+        short(other_machine),
+        short(machine),
+        short(machine),
+        short(other_machine)
+    );
+    let mut row = |label: &str, a: &str, b: &str, ratio: Option<f64>| {
+        let ratio = ratio.map_or_else(|| "".into(), |r| format!("{r:.2}"));
+        md.push_str(&format!("| {label} | {a} | {b} | {ratio} |\n"));
+    };
+    if let (Some(t), Some(o)) = (
+        table(this, "What a switch costs"),
+        table(other, "What a switch costs"),
+    ) {
+        for r in &t.rows {
+            let Some(theirs) = o.rows.iter().find(|x| x[0] == r[0]) else {
+                continue;
+            };
+            let (Some(a), Some(b)) = (duration_ns(&theirs[1]), duration_ns(&r[1])) else {
+                continue;
+            };
+            row(&r[0], &theirs[1], &r[1], Some(b / a));
+        }
+    }
+    if let (Some(t), Some(o)) = (table(this, "One echo load"), table(other, "One echo load")) {
+        for r in &t.rows {
+            let Some(theirs) = o.rows.iter().find(|x| x[0] == r[0]) else {
+                continue;
+            };
+            let (Some(a), Some(b)) = (number_of(&theirs[2]), number_of(&r[2])) else {
+                continue;
+            };
+            row(
+                &format!("echo, msgs/s: {}", r[0]),
+                &theirs[2],
+                &r[2],
+                Some(b / a),
+            );
+        }
+    }
+    md
 }
 
 /// Updates `figures.json`: each measured figure's value, unit and source
