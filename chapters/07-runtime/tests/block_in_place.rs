@@ -146,3 +146,41 @@ fn many_tasks_block_in_place_at_once() {
         assert_eq!(total, 190);
     });
 }
+
+/// Runs `block_in_place` on the only worker of a runtime built with
+/// `builder`, and returns the name of the thread on which a task spawned
+/// meanwhile ran: the new thread that took the worker's core.
+fn name_of_the_thread_that_takes_over(mut builder: Builder) -> String {
+    let rt = builder.worker_threads(1).build().unwrap();
+    rt.block_on(async {
+        rt::spawn(async {
+            task::block_in_place(|| {
+                let (tx, rx) = std::sync::mpsc::channel();
+                rt::spawn(async move {
+                    let name = std::thread::current().name().map(str::to_string);
+                    tx.send(name).unwrap();
+                });
+                rx.recv_timeout(Duration::from_secs(10))
+                    .expect("the spawned task ran on the worker's new thread")
+            })
+        })
+        .await
+        .unwrap()
+        .expect("the runtime's threads have names")
+    })
+}
+
+#[test]
+fn the_thread_that_takes_over_a_worker_has_the_runtimes_thread_name() {
+    limit(|| {
+        let mut builder = Builder::new_multi_thread();
+        builder.thread_name("custom");
+        assert_eq!(name_of_the_thread_that_takes_over(builder), "custom");
+        let mut builder = Builder::new_multi_thread();
+        builder.thread_name_fn(|| "from-fn".to_string());
+        assert_eq!(name_of_the_thread_that_takes_over(builder), "from-fn");
+        // Without a name, the new thread carries the worker's number.
+        let builder = Builder::new_multi_thread();
+        assert_eq!(name_of_the_thread_that_takes_over(builder), "rt-worker-0");
+    });
+}

@@ -60,7 +60,7 @@ pub struct Builder {
 }
 
 /// What [`Builder::thread_name_fn`] takes.
-type ThreadNameFn = Arc<dyn Fn() -> String + Send + Sync + 'static>;
+pub(crate) type ThreadNameFn = Arc<dyn Fn() -> String + Send + Sync + 'static>;
 
 /// A callback run on a runtime thread.
 type Callback = Arc<dyn Fn() + Send + Sync + 'static>;
@@ -263,14 +263,17 @@ impl Builder {
         self
     }
 
-    /// The prefix of the runtime's thread names: workers are `NAME-0`,
-    /// `NAME-1`, ..., blocking threads `NAME-blocking-0`, ... (default
-    /// `rt-worker`). Unlike Tokio, which gives every thread the same name
-    /// (`tokio-runtime-worker` by default), the number says which worker a
-    /// thread is, as the metrics and the trace do.
+    /// Names every thread the runtime starts (workers, blocking threads,
+    /// the thread that takes a worker's place in `block_in_place`) `name`,
+    /// as Tokio's builder does. Without it, the threads are numbered
+    /// instead: workers `rt-worker-0`, `rt-worker-1`, ..., blocking threads
+    /// `rt-worker-blocking-0`, ..., so that `top -H` or a debugger shows
+    /// which worker a thread is, as the metrics and the trace do (Tokio
+    /// names them all `tokio-runtime-worker`).
     pub fn thread_name(&mut self, name: impl Into<String>) -> &mut Builder {
-        self.thread_name = name.into();
-        self.thread_name_fn = None;
+        let name = name.into();
+        self.thread_name = name.clone();
+        self.thread_name_fn = Some(Arc::new(move || name.clone()));
         self
     }
 
@@ -367,6 +370,7 @@ impl Builder {
             start_paused: self.start_paused,
             trace_capacity: self.trace_capacity,
             thread_hooks: self.thread_hooks.clone(),
+            thread_name_fn: self.thread_name_fn.clone(),
         };
         let blocking = crate::blocking::Spawner::new(crate::blocking::Config {
             max_threads: self.max_blocking_threads,

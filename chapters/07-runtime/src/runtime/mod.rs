@@ -17,11 +17,11 @@ pub(crate) mod context;
 mod metrics;
 
 pub use crate::scheduler::trace::{Trace, TraceEvent, TraceKind};
-pub(crate) use builder::ThreadHooks;
 pub use builder::{
     Builder, DEFAULT_EVENT_INTERVAL, DEFAULT_GLOBAL_QUEUE_INTERVAL, DEFAULT_LONG_POLL_THRESHOLD,
     DEFAULT_MAX_BLOCKING_THREADS, DEFAULT_THREAD_KEEP_ALIVE, RuntimeFlavor,
 };
+pub(crate) use builder::{ThreadHooks, ThreadNameFn};
 pub use metrics::RuntimeMetrics;
 pub use metrics::{MetricsSnapshot, TaskPolls, WorkerSnapshot};
 

@@ -84,6 +84,9 @@ pub(crate) struct Config {
     pub(crate) start_paused: bool,
     /// `on_thread_start` / `on_thread_stop`, run by each worker thread.
     pub(crate) thread_hooks: crate::runtime::ThreadHooks,
+    /// Names threads when set (`Builder::thread_name` or `thread_name_fn`);
+    /// otherwise a worker's thread is `rt-worker-N`.
+    pub(crate) thread_name_fn: Option<crate::runtime::ThreadNameFn>,
 }
 
 /// The driving thread sleeps in the driver (see [`CurrentThread::state`]).

@@ -263,7 +263,11 @@ impl Context {
             .take()
             .expect("a worker with its core has its parker");
         let index = core.index;
-        let thread = std::thread::Builder::new().name(format!("rt-worker-{index}"));
+        let name = match &self.handle.config.thread_name_fn {
+            Some(name) => name(),
+            None => format!("rt-worker-{index}"),
+        };
+        let thread = std::thread::Builder::new().name(name);
         if let Err((core, parker, error)) = spawn_thread(self.handle.clone(), core, parker, thread)
         {
             // No thread to take over: keep the core, and block this worker

@@ -262,3 +262,26 @@ fn metrics_num_alive_tasks_counts_and_returns_to_zero() {
         assert_eq!(counter.load(Ordering::SeqCst), 1);
     });
 }
+
+#[test]
+fn thread_name_names_the_workers_and_the_blocking_threads_exactly() {
+    limit("thread_name", || {
+        let runtime = shim::builder().thread_name("named-pool").build().unwrap();
+        let (on_worker, on_blocking) = runtime.block_on(async {
+            let on_worker = rt::spawn(async { std::thread::current().name().map(str::to_string) })
+                .await
+                .unwrap();
+            let on_blocking =
+                rt::task::spawn_blocking(|| std::thread::current().name().map(str::to_string))
+                    .await
+                    .unwrap();
+            (on_worker, on_blocking)
+        });
+        assert_eq!(on_blocking.as_deref(), Some("named-pool"));
+        if shim::MULTI_THREAD {
+            // A task runs on a worker thread, named as asked. (On the
+            // current-thread flavour it runs on the thread in block_on.)
+            assert_eq!(on_worker.as_deref(), Some("named-pool"));
+        }
+    });
+}
