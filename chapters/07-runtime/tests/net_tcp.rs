@@ -240,3 +240,41 @@ fn a_short_read_waits_for_the_next_bytes_and_misses_none() {
         assert_eq!(got, b"bye");
     });
 }
+
+#[test]
+fn poll_read_uninit_reads_into_spare_capacity_and_waits_when_empty() {
+    runtime().block_on(async {
+        let (mut client, server) = pair().await;
+        // Spare capacity of a Vec: memory nobody initialized.
+        let mut buf: Vec<u8> = Vec::with_capacity(64);
+        // Nothing sent yet: the read waits (and the timeout ends it).
+        let waiting = timeout(
+            Duration::from_millis(50),
+            std::future::poll_fn(|cx| server.poll_read_uninit(cx, buf.spare_capacity_mut())),
+        )
+        .await;
+        assert!(waiting.is_err(), "read returned before any data was sent");
+        client.write_all(b"hello").await.unwrap();
+        let n = timeout(
+            PATIENCE,
+            std::future::poll_fn(|cx| server.poll_read_uninit(cx, buf.spare_capacity_mut())),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+        assert_eq!(n, 5);
+        // SAFETY: poll_read_uninit says the first n spare bytes were written.
+        unsafe { buf.set_len(n) };
+        assert_eq!(buf, b"hello");
+        // The peer closes: end of stream is Ok(0).
+        drop(client);
+        let n = timeout(
+            PATIENCE,
+            std::future::poll_fn(|cx| server.poll_read_uninit(cx, buf.spare_capacity_mut())),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+        assert_eq!(n, 0);
+    });
+}

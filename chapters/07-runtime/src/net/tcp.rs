@@ -30,6 +30,7 @@ use crate::io::scheduled_io::Direction;
 use crate::io::{Interest, Ready};
 use futures::io::{AsyncRead, AsyncWrite};
 use std::fmt;
+use std::mem::MaybeUninit;
 use std::io::{self, IoSlice, IoSliceMut, Read, Write};
 use std::net::{Shutdown, SocketAddr, ToSocketAddrs};
 use std::pin::Pin;
@@ -197,6 +198,25 @@ impl TcpStream {
             .try_io(Direction::Read, || (&self.io).read(buf))
     }
     // ANCHOR_END: readiness
+
+    /// `poll_read` into memory that need not be initialized: the kernel
+    /// writes the bytes that arrive and nothing else, and `Ok(n)` says the
+    /// first `n` of `buf` are now initialized. What Tokio's `AsyncRead` does
+    /// with an uninitialized `ReadBuf`; `futures`' `AsyncRead` takes only
+    /// initialized buffers, so a caller holding spare capacity (hyper's read
+    /// buffer, a `Vec`'s) would otherwise have to zero it first, and zeroing
+    /// touches pages the kernel may never write. Waits like `poll_read`
+    /// (registered with `cx` when nothing is there).
+    pub fn poll_read_uninit(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [MaybeUninit<u8>],
+    ) -> Poll<io::Result<usize>> {
+        let len = buf.len();
+        let socket = socket2::SockRef::from(&self.io);
+        self.registration
+            .poll_read_stream(cx, len, || socket.recv(buf))
+    }
 
     /// [`try_read`](Self::try_read) into several buffers (one `readv`).
     pub fn try_read_vectored(&self, bufs: &mut [IoSliceMut<'_>]) -> io::Result<usize> {
