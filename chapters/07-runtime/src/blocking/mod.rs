@@ -40,9 +40,32 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    let location = std::panic::Location::caller();
+    current().spawn_blocking(f, std::panic::Location::caller())
+}
+
+/// As [`spawn_blocking`], for a job that must run even if the runtime
+/// begins to shut down while the job waits for a thread: `fs::File` writes,
+/// which were reported done when they were queued (Tokio's
+/// `spawn_mandatory_blocking`). Once shutdown has begun, new jobs are
+/// cancelled all the same.
+///
+/// # Panics
+///
+/// If called outside a runtime.
+#[track_caller]
+pub(crate) fn spawn_mandatory_blocking<F, R>(f: F) -> JoinHandle<R>
+where
+    F: FnOnce() -> R + Send + 'static,
+    R: Send + 'static,
+{
+    current().spawn_mandatory_blocking(f, std::panic::Location::caller())
+}
+
+/// The current runtime, for a job to run on its pool.
+#[track_caller]
+fn current() -> std::sync::Arc<crate::scheduler::Handle> {
     match context::with_current(|handle| handle.cloned()) {
-        Some(handle) => handle.spawn_blocking(f, location),
+        Some(handle) => handle,
         None => panic!(
             "rt::task::spawn_blocking called outside of a runtime: call it from a task, from block_on, or under Handle::enter"
         ),

@@ -15,7 +15,9 @@
 //! is left with a sleeping pool.
 //!
 //! At shutdown the queued jobs are cancelled (their `JoinHandle`s report
-//! it), running jobs finish, and the runtime's drop waits for the threads
+//! it), except *mandatory* ones (a file write already reported done, see
+//! `fs/file.rs`), which stay queued for the threads to run; running jobs
+//! finish, and the runtime's drop waits for the threads
 //! (up to a deadline, with `Runtime::shutdown_timeout`). It waits last,
 //! after the I/O and time drivers have shut down, so a job that waits on a
 //! socket or a timer of the runtime is woken, sees the runtime gone, and
@@ -59,8 +61,14 @@ struct Pool {
     config: Config,
 }
 
+/// A queued job, and whether shutdown must still run it.
+struct Job {
+    task: Notified<BlockingSchedule>,
+    mandatory: bool,
+}
+
 struct Shared {
-    queue: VecDeque<Notified<BlockingSchedule>>,
+    queue: VecDeque<Job>,
     num_threads: usize,
     num_idle: usize,
     num_notify: usize,
@@ -80,7 +88,7 @@ pub(crate) struct BlockingSchedule {
 impl Schedule for BlockingSchedule {
     fn schedule(&self, task: Notified<Self>) {
         // Only `abort()` reschedules a blocking task; the pool then drops it.
-        self.pool.push(task);
+        self.pool.push(task, false);
     }
 
     fn release(&self, _task: &Task<Self>) -> Option<Task<Self>> {
@@ -110,14 +118,14 @@ impl Pool {
 
     /// Queues a job and finds it a thread.
     // ANCHOR: push
-    fn push(self: &Arc<Self>, task: Notified<BlockingSchedule>) {
+    fn push(self: &Arc<Self>, task: Notified<BlockingSchedule>, mandatory: bool) {
         let mut shared = self.lock();
         if shared.shutdown {
             drop(shared);
             task.shutdown();
             return;
         }
-        shared.queue.push_back(task);
+        shared.queue.push_back(Job { task, mandatory });
         if shared.num_idle > 0 {
             shared.num_idle -= 1;
             shared.num_notify += 1;
@@ -149,7 +157,7 @@ impl Pool {
             Err(error) if shared.num_threads == 0 => {
                 // No thread at all will ever take it: cancel it, so its
                 // JoinHandle reports an error instead of waiting for ever.
-                let task = shared.queue.pop_back().expect("just pushed");
+                let task = shared.queue.pop_back().expect("just pushed").task;
                 drop(shared);
                 eprintln!("rt: cannot start a blocking thread: {error}");
                 task.shutdown();
@@ -163,9 +171,9 @@ impl Pool {
     fn run(self: Arc<Self>, id: usize) {
         let mut shared = self.lock();
         'outer: loop {
-            while let Some(task) = shared.queue.pop_front() {
+            while let Some(job) = shared.queue.pop_front() {
                 drop(shared);
-                task.run();
+                job.task.run();
                 shared = self.lock();
                 shared.completed += 1;
             }
@@ -185,8 +193,10 @@ impl Pool {
                     continue 'outer;
                 }
                 if shared.shutdown {
+                    // Run what shutdown left queued (mandatory jobs), then
+                    // leave.
                     shared.num_idle -= 1;
-                    break 'outer;
+                    continue 'outer;
                 }
                 if result.timed_out() {
                     // Idle for the whole keep-alive: this thread goes.
@@ -228,12 +238,14 @@ impl Spawner {
         }
     }
 
-    /// Spawns `f` as a blocking task with the given id.
+    /// Spawns `f` as a blocking task with the given id; a `mandatory` one
+    /// is run even if shutdown begins while it is queued.
     pub(crate) fn spawn<F, R>(
         &self,
         id: u64,
         f: F,
         location: &'static std::panic::Location<'static>,
+        mandatory: bool,
     ) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
@@ -247,7 +259,7 @@ impl Spawner {
         // Not kept in an owned list: the pool's queue holds the only way to
         // it, and shutdown cancels what is queued.
         drop(owned);
-        self.pool.push(notified);
+        self.pool.push(notified, mandatory);
         join
     }
 
@@ -271,7 +283,8 @@ impl Spawner {
         self.pool.lock().completed
     }
 
-    /// Cancels queued jobs, lets running ones finish, and waits for the
+    /// Cancels queued jobs except mandatory ones, lets running ones (and
+    /// the mandatory) finish, and waits for the
     /// threads until `deadline` (`None`: as long as it takes); threads still
     /// running then are left to finish on their own. The calling thread is
     /// not waited for if it is one of the pool's (a runtime dropped from a
@@ -280,13 +293,15 @@ impl Spawner {
         let (queued, threads) = {
             let mut shared = self.pool.lock();
             shared.shutdown = true;
-            let queued: Vec<_> = shared.queue.drain(..).collect();
+            let (mandatory, queued): (VecDeque<Job>, VecDeque<Job>) =
+                shared.queue.drain(..).partition(|job| job.mandatory);
+            shared.queue = mandatory;
             let threads: Vec<_> = shared.threads.drain().map(|(_, handle)| handle).collect();
             (queued, threads)
         };
         self.pool.condvar.notify_all();
-        for task in queued {
-            task.shutdown();
+        for job in queued {
+            job.task.shutdown();
         }
         let me = thread::current().id();
         let allowed = usize::from(threads.iter().any(|handle| handle.thread().id() == me));

@@ -205,6 +205,34 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        self.spawn_blocking_job(f, location, false)
+    }
+
+    /// As [`spawn_blocking`](Self::spawn_blocking), for a job that runs
+    /// even if the runtime begins to shut down while it waits for a thread
+    /// (a file write already reported done).
+    pub(crate) fn spawn_mandatory_blocking<F, R>(
+        self: &Arc<Self>,
+        f: F,
+        location: &'static std::panic::Location<'static>,
+    ) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
+        self.spawn_blocking_job(f, location, true)
+    }
+
+    fn spawn_blocking_job<F, R>(
+        self: &Arc<Self>,
+        f: F,
+        location: &'static std::panic::Location<'static>,
+        mandatory: bool,
+    ) -> JoinHandle<R>
+    where
+        F: FnOnce() -> R + Send + 'static,
+        R: Send + 'static,
+    {
         // The job holds the handle only until it runs, or until shutdown
         // cancels it: no cycle outlives the runtime.
         let handle = self.clone();
@@ -212,7 +240,8 @@ impl Handle {
             let _enter = crate::runtime::context::set_current(handle);
             f()
         };
-        self.blocking.spawn(self.next_id(), job, location)
+        self.blocking
+            .spawn(self.next_id(), job, location, mandatory)
     }
 
     /// Puts a runnable task on a queue: the current worker's (LIFO slot or
