@@ -62,6 +62,7 @@ mod devices;
 mod duplex;
 mod lines;
 mod read_ext;
+mod seek_ext;
 mod split;
 mod stdio;
 mod write_ext;
@@ -69,7 +70,8 @@ mod write_ext;
 pub use interest::Interest;
 pub use ready::Ready;
 
-pub use futures::io::{AsyncBufRead, AsyncRead, AsyncWrite};
+pub use futures::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
+pub use std::io::SeekFrom;
 // Tokio's `BufReader`, `BufWriter`, `Take` and `Chain` have the same
 // constructors and accessors as these; they are reused from `futures::io`.
 pub use futures::io::{BufReader, BufWriter, Chain, Take};
@@ -81,6 +83,7 @@ pub use devices::{Empty, Repeat, Sink, empty, repeat, sink};
 pub use duplex::{DuplexStream, duplex};
 pub use lines::{Lines, Split};
 pub use read_ext::{AsyncReadExt, ReadBuf, ReadExact, ReadInt};
+pub use seek_ext::AsyncSeekExt;
 pub use split::{ReadHalf, WriteHalf, split};
 pub use stdio::{Stderr, Stdin, Stdout, stderr, stdin, stdout};
 pub use write_ext::{AsyncWriteExt, Shutdown, WriteAllBuf, WriteBuf, WriteInt};
