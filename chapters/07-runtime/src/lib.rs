@@ -23,6 +23,9 @@
 //!   ([`io::AsyncReadExt`], [`io::AsyncWriteExt`], [`io::AsyncBufReadExt`]),
 //!   `BufReader`, `copy`, `split`, `duplex`, and the standard streams on
 //!   the blocking pool;
+//! * [`fs`]: Tokio's file-system module (`read`, `write`, `File`,
+//!   `OpenOptions`, `read_dir`, …), every operation a blocking call on the
+//!   blocking pool, since epoll cannot wait on a regular file;
 //! * [`signal`]: `ctrl_c()` through a self-pipe on the I/O driver;
 //! * [`time`]: `sleep`, `timeout`, `interval` on a hierarchical timing wheel,
 //!   and a clock a test can pause (`time::pause`, `advance`);
@@ -45,6 +48,7 @@
 
 pub(crate) mod blocking;
 pub(crate) mod driver;
+pub mod fs;
 pub mod io;
 pub(crate) mod loom;
 #[doc(hidden)]
