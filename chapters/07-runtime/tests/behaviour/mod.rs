@@ -11,6 +11,7 @@
 pub mod blocking;
 pub mod channels;
 pub mod channels_more;
+pub mod fs;
 pub mod io;
 pub mod net;
 pub mod regressions;
