@@ -7,6 +7,8 @@
 //! * [`experiments`]: the chapter's experiments, as `cargo run -p
 //!   chapter-07` runs them (a burst of spawns, the LIFO slot, the inject
 //!   queue's interval, the budget, timers, the blocking pool);
+//! * [`files`]: epoll refusing a regular file, and the cost of a file
+//!   operation on the blocking pool;
 //! * [`top`]: a live view of the workers, drawn from `Runtime::metrics`;
 //! * [`cancel`]: a `select!` loop that loses data, and the same loop fixed;
 //! * [`joinset`]: a hundred thousand tasks in a `JoinSet`, one failing, the
@@ -28,6 +30,7 @@
 pub mod cancel;
 pub mod echo;
 pub mod experiments;
+pub mod files;
 pub mod graceful;
 pub mod http;
 pub mod hyper_rt;

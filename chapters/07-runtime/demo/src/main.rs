@@ -118,6 +118,15 @@ enum Command {
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=600))]
         duration: u32,
     },
+    /// Why files go to the blocking pool: epoll on a file, and the cost of a pool job per call.
+    Files {
+        /// Rounds of every variant (medians and ranges are reported).
+        #[arg(long, default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..=1000))]
+        rounds: u32,
+        /// Calls per variant per round.
+        #[arg(long, default_value_t = 2_000, value_parser = clap::value_parser!(u32).range(1..=10_000_000))]
+        calls: u32,
+    },
     /// The timing wheel against Chapter 5's binary heap, insert and cancel.
     Timers {
         /// Also draw the costs as an SVG plot into this directory.
@@ -329,6 +338,10 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             report
         }
         Some(Command::Blocking { duration }) => experiments::blocking(&console, seconds(duration))?,
+        Some(Command::Files { rounds, calls }) => {
+            let (rounds, calls) = if quick { (1, 100) } else { (rounds, calls) };
+            chapter_07::files::files(&console, rounds, calls)?
+        }
         Some(Command::Timers { plot }) => {
             let report = experiments::timers(&console, quick)?;
             plot_into(

@@ -189,6 +189,7 @@ impl Inner {
         }
     }
 
+    // ANCHOR: poll_write
     /// Starts a write of what `fill` puts into the buffer (`len` bytes
     /// offered, at most `max_buf_size` taken); `Ready(Ok(n))` as soon as
     /// they are buffered.
@@ -199,7 +200,6 @@ impl Inner {
         len: usize,
         fill: impl FnOnce(&mut Buf) -> usize,
     ) -> Poll<io::Result<usize>> {
-        // ANCHOR: poll_write
         if let Some(e) = self.last_write_err.take() {
             return Poll::Ready(Err(e));
         }
@@ -227,8 +227,8 @@ impl Inner {
                 Some(_) => continue,
             }
         }
-        // ANCHOR_END: poll_write
     }
+    // ANCHOR_END: poll_write
 }
 
 /// On the pool: moves the cursor back over `behind` bytes read ahead.
@@ -444,7 +444,6 @@ impl AsyncRead for File {
     ) -> Poll<io::Result<usize>> {
         let me = self.get_mut();
         let inner = me.inner.get_mut();
-        // ANCHOR: poll_read
         loop {
             match ready!(inner.poll_job(cx))? {
                 None => {
@@ -471,7 +470,6 @@ impl AsyncRead for File {
                 Some(_) => {}
             }
         }
-        // ANCHOR_END: poll_read
     }
 }
 
