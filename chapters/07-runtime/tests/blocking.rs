@@ -66,11 +66,11 @@ fn the_pool_never_exceeds_its_cap_and_runs_every_job() {
     }
     assert!(most.load(Ordering::SeqCst) <= 4);
     assert!(rt.metrics().num_blocking_threads() <= 4);
-    // A job's thread counts it as completed after running it, and running
-    // it is what woke `block_on`: the last count may land a moment after
-    // the last join returns. Wait for it, bounded.
-    let deadline = std::time::Instant::now() + Duration::from_secs(10);
-    while rt.metrics().blocking_completed_count() < 40 && std::time::Instant::now() < deadline {
+    // A pool thread counts a job as completed after running it, and running
+    // it is what wakes the JoinHandle: the last job's count may land a moment
+    // after `block_on` returns. Wait for it (bounded: a lost count fails).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while rt.metrics().blocking_completed_count() < 40 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(1));
     }
     assert_eq!(rt.metrics().blocking_completed_count(), 40);

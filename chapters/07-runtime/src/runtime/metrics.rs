@@ -139,6 +139,10 @@ impl RuntimeMetrics {
     }
 
     /// Blocking jobs finished since the start.
+    ///
+    /// A job is counted when its pool thread is done with it, after the job
+    /// has stored its output and woken its `JoinHandle`: a count read right
+    /// after awaiting the last job can still miss that job for a moment.
     pub fn blocking_completed_count(&self) -> u64 {
         self.handle.blocking.completed()
     }
