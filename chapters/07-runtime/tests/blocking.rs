@@ -101,6 +101,7 @@ fn shutdown_cancels_queued_jobs_and_waits_for_running_ones() {
             self.0.fetch_add(1, Ordering::SeqCst);
         }
     }
+    let started = Arc::new(AtomicUsize::new(0));
     let ran = Arc::new(AtomicUsize::new(0));
     let dropped = Arc::new(AtomicUsize::new(0));
     {
@@ -110,14 +111,22 @@ fn shutdown_cancels_queued_jobs_and_waits_for_running_ones() {
             .build()
             .unwrap();
         for _ in 0..10 {
-            let (ran, token) = (ran.clone(), Token(dropped.clone()));
+            let (started, ran, token) = (started.clone(), ran.clone(), Token(dropped.clone()));
             drop(rt.spawn_blocking(move || {
                 let _token = token;
-                std::thread::sleep(Duration::from_millis(20));
+                started.fetch_add(1, Ordering::SeqCst);
+                std::thread::sleep(Duration::from_millis(100));
                 ran.fetch_add(1, Ordering::SeqCst);
             }));
         }
-        std::thread::sleep(Duration::from_millis(5));
+        // Shut down while the first job runs: wait (bounded) until it has
+        // started, not a fixed 5 ms that a loaded machine may not give the
+        // pool's new thread.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while started.load(Ordering::SeqCst) == 0 {
+            assert!(Instant::now() < deadline, "no blocking job ever started");
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
     // One thread: the first job (at least) ran to the end; the queued rest
     // were cancelled; every closure was dropped exactly once.
