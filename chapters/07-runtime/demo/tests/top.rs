@@ -84,8 +84,13 @@ fn top_draws_and_quits_on_q_under_a_terminal() {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert!(status.success(), "{status}");
-    // The alternate screen was left and the cursor shown again.
-    std::thread::sleep(Duration::from_millis(100));
+    // The alternate screen was left and the cursor shown again. The child has
+    // exited, but its last bytes may not have reached the reader thread yet:
+    // wait for them (bounded) rather than for a fixed 100 ms.
+    let restored = Instant::now() + Duration::from_secs(10);
+    while !(seen("\x1b[?1049l") && seen("\x1b[?25h")) && Instant::now() < restored {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert!(seen("\x1b[?1049l"), "the terminal was not restored");
     assert!(seen("\x1b[?25h"));
 }
