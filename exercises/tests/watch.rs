@@ -197,7 +197,13 @@ fn watch_reruns_on_save_shows_the_hint_moves_on_and_quits() {
         std::thread::sleep(Duration::from_millis(20));
     };
     assert!(status.success(), "{status}:\n{}", screen.text());
-    std::thread::sleep(Duration::from_millis(100));
+    // The child has exited, but its last words may still sit in the
+    // terminal's buffer, not yet read by the reader thread: wait for them
+    // (bounded), rather than for a fixed 100 ms.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !screen.text().contains("Bye") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert!(screen.text().contains("Bye"), "{}", screen.text());
     // The terminal is back in line mode, echoing.
     let mut termios = std::mem::MaybeUninit::<libc::termios>::uninit();
