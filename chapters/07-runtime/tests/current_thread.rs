@@ -191,9 +191,12 @@ fn a_one_hour_timeout_takes_no_time_with_the_clock_paused() {
             Duration::from_secs(3600),
             "the runtime's clock moved an hour"
         );
+        // A hang check, not a speed test: an hour that really passed would
+        // take 360 times this bound, and a loaded CI machine may well take
+        // more than a second to get here.
         assert!(
-            wall.elapsed() < std::time::Duration::from_secs(1),
-            "{:?}",
+            wall.elapsed() < std::time::Duration::from_secs(10),
+            "the paused clock's hour took {:?} of real time",
             wall.elapsed()
         );
     });
