@@ -130,8 +130,10 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
             head: 0,
             tail: 0,
             senders: 1,
+            weak_senders: 0,
             receivers: 1,
             waiters: WaitQueue::new(),
+            closed_waiters: WaitQueue::new(),
         }),
     });
     (
@@ -144,6 +146,13 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
 
 /// Sends values to every receiver; clone it for more producers.
 pub struct Sender<T> {
+    shared: Arc<Shared<T>>,
+}
+
+/// A sender that does not keep the channel open (receivers see `Closed`
+/// once every [`Sender`] is gone): [`upgrade`](WeakSender::upgrade) it to
+/// send.
+pub struct WeakSender<T> {
     shared: Arc<Shared<T>>,
 }
 
@@ -168,9 +177,12 @@ struct State<T> {
     /// Position the next send writes.
     tail: u64,
     senders: usize,
+    weak_senders: usize,
     receivers: usize,
     /// Receivers waiting in `recv`.
     waiters: WaitQueue,
+    /// `Sender::closed` futures, woken when the last receiver goes.
+    closed_waiters: WaitQueue,
 }
 
 struct Slot<T> {
@@ -306,6 +318,127 @@ impl<T> Sender<T> {
     pub fn same_channel(&self, other: &Sender<T>) -> bool {
         std::ptr::eq(&*self.shared, &*other.shared)
     }
+
+    /// Completes when no receiver is left (at once if there is none now).
+    /// A later [`subscribe`](Self::subscribe) opens the channel again.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel-safe: it takes nothing.
+    pub async fn closed(&self) {
+        Closed {
+            shared: &self.shared,
+            key: None,
+        }
+        .await
+    }
+
+    /// A [`WeakSender`], which does not count as a sender.
+    pub fn downgrade(&self) -> WeakSender<T> {
+        self.shared.lock().weak_senders += 1;
+        WeakSender {
+            shared: self.shared.clone(),
+        }
+    }
+
+    /// Senders (not counting weak ones) alive now.
+    pub fn strong_count(&self) -> usize {
+        self.shared.lock().senders
+    }
+
+    /// Weak senders alive now.
+    pub fn weak_count(&self) -> usize {
+        self.shared.lock().weak_senders
+    }
+}
+
+/// The future of [`Sender::closed`]: its place among the closed waiters.
+struct Closed<'a, T> {
+    shared: &'a Shared<T>,
+    key: Option<usize>,
+}
+
+impl<T> Future for Closed<'_, T> {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
+        let this = &mut *self;
+        let mut state = this.shared.lock();
+        if state.receivers == 0 {
+            if let Some(key) = this.key.take() {
+                state.closed_waiters.remove(key);
+            }
+            budget.made_progress();
+            return Poll::Ready(());
+        }
+        match this.key {
+            Some(key) if state.closed_waiters.state(key) == Waiter::Queued => {
+                state.closed_waiters.update(key, cx.waker());
+            }
+            // Woken, but a receiver subscribed since: wait again.
+            Some(key) => {
+                state.closed_waiters.remove(key);
+                this.key = Some(state.closed_waiters.push_back(cx.waker().clone()));
+            }
+            None => this.key = Some(state.closed_waiters.push_back(cx.waker().clone())),
+        }
+        Poll::Pending
+    }
+}
+
+impl<T> Drop for Closed<'_, T> {
+    fn drop(&mut self) {
+        if let Some(key) = self.key.take() {
+            self.shared.lock().closed_waiters.remove(key);
+        }
+    }
+}
+
+impl<T> WeakSender<T> {
+    /// A sender again, if any sender is still alive; `None` once they have
+    /// all been dropped.
+    pub fn upgrade(&self) -> Option<Sender<T>> {
+        let mut state = self.shared.lock();
+        if state.senders == 0 {
+            return None;
+        }
+        state.senders += 1;
+        Some(Sender {
+            shared: self.shared.clone(),
+        })
+    }
+
+    /// Senders (not counting weak ones) alive now.
+    pub fn strong_count(&self) -> usize {
+        self.shared.lock().senders
+    }
+
+    /// Weak senders alive now.
+    pub fn weak_count(&self) -> usize {
+        self.shared.lock().weak_senders
+    }
+}
+
+impl<T> Clone for WeakSender<T> {
+    fn clone(&self) -> WeakSender<T> {
+        self.shared.lock().weak_senders += 1;
+        WeakSender {
+            shared: self.shared.clone(),
+        }
+    }
+}
+
+impl<T> Drop for WeakSender<T> {
+    fn drop(&mut self) {
+        self.shared.lock().weak_senders -= 1;
+    }
+}
+
+impl<T> fmt::Debug for WeakSender<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("WeakSender").finish_non_exhaustive()
+    }
 }
 
 impl<T> Clone for Sender<T> {
@@ -397,6 +530,22 @@ impl<T> Receiver<T> {
     pub fn same_channel(&self, other: &Receiver<T>) -> bool {
         std::ptr::eq(&*self.shared, &*other.shared)
     }
+
+    /// True once every [`Sender`] is gone (weak senders do not count);
+    /// values still held can be received before `Closed`.
+    pub fn is_closed(&self) -> bool {
+        self.shared.lock().senders == 0
+    }
+
+    /// Senders (not counting weak ones) alive now.
+    pub fn sender_strong_count(&self) -> usize {
+        self.shared.lock().senders
+    }
+
+    /// Weak senders alive now.
+    pub fn sender_weak_count(&self) -> usize {
+        self.shared.lock().weak_senders
+    }
 }
 
 /// The future of `Receiver::recv`.
@@ -447,9 +596,13 @@ impl<T> Drop for Receiver<T> {
     /// Counts this receiver out of every value it has not read, so that
     /// they can be dropped.
     fn drop(&mut self) {
+        let mut wakers = Vec::new();
         let dropped: Vec<T> = {
             let mut state = self.shared.lock();
             state.receivers -= 1;
+            if state.receivers == 0 {
+                state.closed_waiters.notify_all(&mut wakers);
+            }
             let start = self.next.max(state.head);
             let mut dropped = Vec::new();
             for position in start..state.tail {
@@ -464,6 +617,7 @@ impl<T> Drop for Receiver<T> {
             dropped
         };
         drop(dropped);
+        wake_all(wakers);
     }
 }
 

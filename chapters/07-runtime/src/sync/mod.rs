@@ -37,11 +37,19 @@ mod semaphore;
 mod wait_list;
 pub mod watch;
 pub use barrier::{Barrier, BarrierWaitResult};
-pub use mutex::{Mutex, MutexGuard, OwnedMutexGuard, TryLockError};
-pub use notify::{Notified, Notify};
+pub use mutex::{
+    MappedMutexGuard, Mutex, MutexGuard, OwnedMappedMutexGuard, OwnedMutexGuard, TryLockError,
+};
+pub use notify::{Notified, Notify, OwnedNotified};
+
+/// Named future types, as in Tokio (`tokio::sync::futures`).
+pub mod futures {
+    pub use super::notify::{Notified, OwnedNotified};
+}
 pub use once_cell::{OnceCell, SetError};
 pub use rwlock::{
-    OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock, RwLockReadGuard, RwLockWriteGuard,
+    OwnedRwLockMappedWriteGuard, OwnedRwLockReadGuard, OwnedRwLockWriteGuard, RwLock,
+    RwLockMappedWriteGuard, RwLockReadGuard, RwLockWriteGuard,
 };
 pub use semaphore::{
     AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,

@@ -26,6 +26,8 @@
 use super::semaphore::Semaphore;
 use std::cell::UnsafeCell;
 use std::fmt;
+use std::marker::PhantomData;
+use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
@@ -55,6 +57,41 @@ pub struct MutexGuard<'a, T: ?Sized> {
 pub struct OwnedMutexGuard<T: ?Sized> {
     lock: Arc<Mutex<T>>,
 }
+
+/// A [`MutexGuard`] narrowed by [`MutexGuard::map`] to a part of the value
+/// (a field, an element): the whole mutex stays locked until it is dropped.
+#[clippy::has_significant_drop]
+#[must_use = "dropping the guard unlocks the mutex at once"]
+pub struct MappedMutexGuard<'a, T: ?Sized> {
+    sem: &'a Semaphore,
+    /// The part, inside the locked value.
+    data: *mut T,
+    _borrow: PhantomData<&'a mut T>,
+}
+
+/// An [`OwnedMutexGuard`] narrowed by [`OwnedMutexGuard::map`] to a `U`
+/// inside the mutex's `T`.
+#[clippy::has_significant_drop]
+#[must_use = "dropping the guard unlocks the mutex at once"]
+pub struct OwnedMappedMutexGuard<T: ?Sized, U: ?Sized = T> {
+    lock: Arc<Mutex<T>>,
+    /// The part, inside the value the `Arc` keeps alive.
+    data: *mut U,
+    _borrow: PhantomData<U>,
+}
+
+// SAFETY: a mapped guard is a `&mut T` held while the permit is: sending
+// it sends that borrow (needs `T: Send`), sharing it shares `&T` (needs
+// `T: Sync`), as for `&mut T` itself. Tokio states the same bounds.
+unsafe impl<'a, T: ?Sized + Sync + 'a> Sync for MappedMutexGuard<'a, T> {}
+// SAFETY: as above.
+unsafe impl<'a, T: ?Sized + Send + 'a> Send for MappedMutexGuard<'a, T> {}
+// SAFETY: as for `MappedMutexGuard`; the guard also owns an `Arc` of the
+// mutex, which may be the last and drop the `T` (needs `T: Send`), and
+// shares the mutex (needs `T: Sync` to share through `&`).
+unsafe impl<T: ?Sized + Send + Sync, U: ?Sized + Send + Sync> Sync for OwnedMappedMutexGuard<T, U> {}
+// SAFETY: as above.
+unsafe impl<T: ?Sized + Send, U: ?Sized + Send> Send for OwnedMappedMutexGuard<T, U> {}
 
 // SAFETY: `&MutexGuard` gives `&T` to whichever thread holds it, so sharing
 // the guard shares `T` (needs `T: Sync`); the guard itself may be dropped on
@@ -160,10 +197,90 @@ impl<T: ?Sized> Mutex<T> {
     }
 }
 
-impl<T: ?Sized> MutexGuard<'_, T> {
+impl<'a, T: ?Sized> MutexGuard<'a, T> {
     /// The mutex this guard locks.
-    pub fn mutex<'a>(this: &MutexGuard<'a, T>) -> &'a Mutex<T> {
+    pub fn mutex(this: &MutexGuard<'a, T>) -> &'a Mutex<T> {
         this.lock
+    }
+
+    /// Narrows the guard to a part of the value `f` picks (a field, an
+    /// element); the mutex stays locked until the new guard is dropped.
+    /// An associated function (`MutexGuard::map(guard, f)`), so that it
+    /// does not hide a method of `T`.
+    pub fn map<U: ?Sized, F>(mut this: MutexGuard<'a, T>, f: F) -> MappedMutexGuard<'a, U>
+    where
+        F: FnOnce(&mut T) -> &mut U,
+    {
+        let data: *mut U = f(&mut *this);
+        let sem = &this.lock.sem;
+        // The permit passes to the mapped guard, which gives it back.
+        std::mem::forget(this);
+        MappedMutexGuard {
+            sem,
+            data,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// [`map`](Self::map) when the part may be missing: `f` returns `None`
+    /// and the original guard comes back in `Err`.
+    pub fn try_map<U: ?Sized, F>(
+        mut this: MutexGuard<'a, T>,
+        f: F,
+    ) -> Result<MappedMutexGuard<'a, U>, MutexGuard<'a, T>>
+    where
+        F: FnOnce(&mut T) -> Option<&mut U>,
+    {
+        let data: *mut U = match f(&mut *this) {
+            Some(data) => data,
+            None => return Err(this),
+        };
+        let sem = &this.lock.sem;
+        std::mem::forget(this);
+        Ok(MappedMutexGuard {
+            sem,
+            data,
+            _borrow: PhantomData,
+        })
+    }
+}
+
+impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
+    /// Narrows the guard further; see [`MutexGuard::map`].
+    pub fn map<U: ?Sized, F>(mut this: MappedMutexGuard<'a, T>, f: F) -> MappedMutexGuard<'a, U>
+    where
+        F: FnOnce(&mut T) -> &mut U,
+    {
+        let data: *mut U = f(&mut *this);
+        let sem = this.sem;
+        std::mem::forget(this);
+        MappedMutexGuard {
+            sem,
+            data,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Narrows the guard further if `f` finds the part; see
+    /// [`MutexGuard::try_map`].
+    pub fn try_map<U: ?Sized, F>(
+        mut this: MappedMutexGuard<'a, T>,
+        f: F,
+    ) -> Result<MappedMutexGuard<'a, U>, MappedMutexGuard<'a, T>>
+    where
+        F: FnOnce(&mut T) -> Option<&mut U>,
+    {
+        let data: *mut U = match f(&mut *this) {
+            Some(data) => data,
+            None => return Err(this),
+        };
+        let sem = this.sem;
+        std::mem::forget(this);
+        Ok(MappedMutexGuard {
+            sem,
+            data,
+            _borrow: PhantomData,
+        })
     }
 }
 
@@ -171,6 +288,165 @@ impl<T: ?Sized> OwnedMutexGuard<T> {
     /// The mutex this guard locks.
     pub fn mutex(this: &OwnedMutexGuard<T>) -> &Arc<Mutex<T>> {
         &this.lock
+    }
+
+    /// Moves the `Arc` out of a guard whose drop must not run.
+    fn into_lock(this: OwnedMutexGuard<T>) -> Arc<Mutex<T>> {
+        let this = ManuallyDrop::new(this);
+        // SAFETY: `this` is never dropped, so the `Arc` is moved out of it
+        // exactly once, and the permit passes to the caller.
+        unsafe { std::ptr::read(&this.lock) }
+    }
+
+    /// [`MutexGuard::map`] for the owned guard: the new guard keeps the
+    /// `Arc` and the lock.
+    pub fn map<U: ?Sized, F>(mut this: OwnedMutexGuard<T>, f: F) -> OwnedMappedMutexGuard<T, U>
+    where
+        F: FnOnce(&mut T) -> &mut U,
+    {
+        let data: *mut U = f(&mut *this);
+        OwnedMappedMutexGuard {
+            lock: OwnedMutexGuard::into_lock(this),
+            data,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// [`MutexGuard::try_map`] for the owned guard.
+    pub fn try_map<U: ?Sized, F>(
+        mut this: OwnedMutexGuard<T>,
+        f: F,
+    ) -> Result<OwnedMappedMutexGuard<T, U>, OwnedMutexGuard<T>>
+    where
+        F: FnOnce(&mut T) -> Option<&mut U>,
+    {
+        let data: *mut U = match f(&mut *this) {
+            Some(data) => data,
+            None => return Err(this),
+        };
+        Ok(OwnedMappedMutexGuard {
+            lock: OwnedMutexGuard::into_lock(this),
+            data,
+            _borrow: PhantomData,
+        })
+    }
+}
+
+impl<T: ?Sized, U: ?Sized> OwnedMappedMutexGuard<T, U> {
+    /// The mutex this guard locks.
+    pub fn mutex(this: &OwnedMappedMutexGuard<T, U>) -> &Arc<Mutex<T>> {
+        &this.lock
+    }
+
+    /// Moves the `Arc` out of a guard whose drop must not run.
+    fn into_lock(this: OwnedMappedMutexGuard<T, U>) -> Arc<Mutex<T>> {
+        let this = ManuallyDrop::new(this);
+        // SAFETY: as in `OwnedMutexGuard::into_lock`.
+        unsafe { std::ptr::read(&this.lock) }
+    }
+
+    /// Narrows the guard further; see [`OwnedMutexGuard::map`].
+    pub fn map<S: ?Sized, F>(
+        mut this: OwnedMappedMutexGuard<T, U>,
+        f: F,
+    ) -> OwnedMappedMutexGuard<T, S>
+    where
+        F: FnOnce(&mut U) -> &mut S,
+    {
+        let data: *mut S = f(&mut *this);
+        OwnedMappedMutexGuard {
+            lock: OwnedMappedMutexGuard::into_lock(this),
+            data,
+            _borrow: PhantomData,
+        }
+    }
+
+    /// Narrows the guard further if `f` finds the part.
+    pub fn try_map<S: ?Sized, F>(
+        mut this: OwnedMappedMutexGuard<T, U>,
+        f: F,
+    ) -> Result<OwnedMappedMutexGuard<T, S>, OwnedMappedMutexGuard<T, U>>
+    where
+        F: FnOnce(&mut U) -> Option<&mut S>,
+    {
+        let data: *mut S = match f(&mut *this) {
+            Some(data) => data,
+            None => return Err(this),
+        };
+        Ok(OwnedMappedMutexGuard {
+            lock: OwnedMappedMutexGuard::into_lock(this),
+            data,
+            _borrow: PhantomData,
+        })
+    }
+}
+
+impl<T: ?Sized> Deref for MappedMutexGuard<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: `data` points into the locked value (it came from the
+        // `&mut` of the guard this one replaced), and this guard holds the
+        // mutex's only permit, so nobody else reaches the value.
+        unsafe { &*self.data }
+    }
+}
+
+impl<T: ?Sized> DerefMut for MappedMutexGuard<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: as in `deref`; `&mut self` makes this the only borrow.
+        unsafe { &mut *self.data }
+    }
+}
+
+impl<T: ?Sized, U: ?Sized> Deref for OwnedMappedMutexGuard<T, U> {
+    type Target = U;
+    fn deref(&self) -> &U {
+        // SAFETY: `data` points into the value that `lock` keeps alive,
+        // and this guard holds the mutex's only permit.
+        unsafe { &*self.data }
+    }
+}
+
+impl<T: ?Sized, U: ?Sized> DerefMut for OwnedMappedMutexGuard<T, U> {
+    fn deref_mut(&mut self) -> &mut U {
+        // SAFETY: as in `deref`; `&mut self` makes this the only borrow.
+        unsafe { &mut *self.data }
+    }
+}
+
+impl<T: ?Sized> Drop for MappedMutexGuard<'_, T> {
+    fn drop(&mut self) {
+        self.sem.release(1);
+    }
+}
+
+impl<T: ?Sized, U: ?Sized> Drop for OwnedMappedMutexGuard<T, U> {
+    fn drop(&mut self) {
+        self.lock.sem.release(1);
+    }
+}
+
+impl<T: ?Sized + fmt::Debug> fmt::Debug for MappedMutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized + fmt::Display> fmt::Display for MappedMutexGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized, U: ?Sized + fmt::Debug> fmt::Debug for OwnedMappedMutexGuard<T, U> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl<T: ?Sized, U: ?Sized + fmt::Display> fmt::Display for OwnedMappedMutexGuard<T, U> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&**self, f)
     }
 }
 
@@ -321,6 +597,39 @@ mod tests {
             thread.join().unwrap();
         }
         assert_eq!(*mutex.try_lock().unwrap(), 200);
+    }
+
+    #[test]
+    fn mapped_guards_keep_the_lock_until_dropped() {
+        let mutex = Mutex::new((1, vec![2, 3]));
+        let guard = mutex.try_lock().unwrap();
+        let mut second = MutexGuard::map(guard, |pair| &mut pair.1);
+        second.push(4);
+        assert!(mutex.try_lock().is_err());
+        let Err(second) = MappedMutexGuard::try_map(second, |v| v.get_mut(9)) else {
+            panic!("there is no element 9");
+        };
+        let mut last = MappedMutexGuard::try_map(second, |v| v.last_mut()).unwrap();
+        *last = 40;
+        drop(last);
+        let guard = mutex.try_lock().unwrap();
+        let Err(guard) = MutexGuard::try_map(guard, |pair| pair.1.get_mut(7)) else {
+            panic!("there is no element 7");
+        };
+        assert_eq!(*guard, (1, vec![2, 3, 40]));
+        drop(guard);
+
+        let shared = Arc::new(Mutex::new([5u8, 6]));
+        let owned = shared.clone().try_lock_owned().unwrap();
+        let mut first = OwnedMutexGuard::map(owned, |a| &mut a[0]);
+        *first += 1;
+        assert!(Arc::ptr_eq(OwnedMappedMutexGuard::mutex(&first), &shared));
+        assert!(shared.try_lock().is_err());
+        let first = OwnedMappedMutexGuard::map(first, |b| b);
+        drop(first);
+        assert_eq!(*shared.try_lock().unwrap(), [6, 6]);
+        // Only the test's own Arc remains: the guards leaked none.
+        assert_eq!(Arc::strong_count(&shared), 1);
     }
 
     #[test]

@@ -66,6 +66,7 @@ use crate::task::coop;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll, Waker};
 
 /// Wakes waiting tasks; holds at most one permit.
@@ -96,10 +97,30 @@ enum Got {
 /// The future returned by [`Notify::notified`].
 #[must_use = "futures do nothing unless polled or enabled"]
 pub struct Notified<'a> {
-    notify: &'a Notify,
+    notify: Holder<'a>,
     /// `notify_waiters` calls when this was created.
     calls_at_creation: usize,
     stage: Stage,
+}
+
+/// [`Notified`] for an `Arc<Notify>`, so that it borrows nothing and can
+/// be stored or moved into a task ([`Notify::notified_owned`]).
+#[must_use = "futures do nothing unless polled or enabled"]
+pub struct OwnedNotified(Notified<'static>);
+
+/// The `Notify` a `Notified` waits on: borrowed, or owned through an `Arc`.
+enum Holder<'a> {
+    Borrowed(&'a Notify),
+    Owned(Arc<Notify>),
+}
+
+impl Holder<'_> {
+    fn get(&self) -> &Notify {
+        match self {
+            Holder::Borrowed(notify) => notify,
+            Holder::Owned(notify) => notify,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -146,10 +167,21 @@ impl Notify {
     /// this call, even before it is first polled.
     pub fn notified(&self) -> Notified<'_> {
         Notified {
-            notify: self,
+            notify: Holder::Borrowed(self),
             calls_at_creation: self.waiters_calls.load(Ordering::SeqCst),
             stage: Stage::Init,
         }
+    }
+
+    /// [`notified`](Notify::notified) for an `Arc<Notify>`: the future owns
+    /// the `Arc`, so it can be kept in a struct or moved into a task. Same
+    /// behaviour, cancel safety and `enable`.
+    pub fn notified_owned(self: Arc<Self>) -> OwnedNotified {
+        OwnedNotified(Notified {
+            calls_at_creation: self.waiters_calls.load(Ordering::SeqCst),
+            notify: Holder::Owned(self),
+            stage: Stage::Init,
+        })
     }
 
     /// Wakes the task that has waited longest, or stores the permit if none
@@ -225,8 +257,8 @@ impl Notified<'_> {
         match self.stage {
             Stage::Done => true,
             Stage::Init => {
-                let mut state = self.notify.lock();
-                let calls = self.notify.waiters_calls.load(Ordering::SeqCst);
+                let mut state = self.notify.get().lock();
+                let calls = self.notify.get().waiters_calls.load(Ordering::SeqCst);
                 if calls != self.calls_at_creation {
                     // A notify_waiters came after we were created.
                     self.stage = Stage::Done;
@@ -242,7 +274,7 @@ impl Notified<'_> {
                 false
             }
             Stage::Waiting(key) => {
-                let mut state = self.notify.lock();
+                let mut state = self.notify.get().lock();
                 if state.waiters.is_linked(key) {
                     if let Some(waker) = waker {
                         state.waiters.set_waker(key, waker);
@@ -280,7 +312,7 @@ impl Drop for Notified<'_> {
         };
         let mut wakers = WakeList::new();
         {
-            let mut state = self.notify.lock();
+            let mut state = self.notify.get().lock();
             // Chosen by notify_one but never told: pass it on, so that the
             // notification is not lost with us.
             if *state.waiters.free(key) == Got::One {
@@ -310,6 +342,29 @@ impl fmt::Debug for Notified<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Notified")
             .field("stage", &self.stage)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OwnedNotified {
+    /// As [`Notified::enable`].
+    pub fn enable(self: Pin<&mut Self>) -> bool {
+        Pin::new(&mut self.get_mut().0).enable()
+    }
+}
+
+impl Future for OwnedNotified {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        Pin::new(&mut self.get_mut().0).poll(cx)
+    }
+}
+
+impl fmt::Debug for OwnedNotified {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OwnedNotified")
+            .field("stage", &self.0.stage)
             .finish_non_exhaustive()
     }
 }

@@ -256,6 +256,52 @@ impl Semaphore {
         })
     }
 
+    /// [`acquire`](Semaphore::acquire) for synchronous code: blocks the
+    /// thread until a permit is free (or the semaphore closes).
+    ///
+    /// # Panics
+    ///
+    /// If called on a thread that runs a runtime's tasks (a worker, or
+    /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
+    #[track_caller]
+    pub fn blocking_acquire(&self) -> Result<SemaphorePermit<'_>, AcquireError> {
+        super::blocking::wait(self.acquire())
+    }
+
+    /// [`acquire_many`](Semaphore::acquire_many) for synchronous code.
+    ///
+    /// # Panics
+    ///
+    /// As [`blocking_acquire`](Semaphore::blocking_acquire).
+    #[track_caller]
+    pub fn blocking_acquire_many(&self, n: u32) -> Result<SemaphorePermit<'_>, AcquireError> {
+        super::blocking::wait(self.acquire_many(n))
+    }
+
+    /// [`acquire_owned`](Semaphore::acquire_owned) for synchronous code.
+    ///
+    /// # Panics
+    ///
+    /// As [`blocking_acquire`](Semaphore::blocking_acquire).
+    #[track_caller]
+    pub fn blocking_acquire_owned(self: Arc<Self>) -> Result<OwnedSemaphorePermit, AcquireError> {
+        super::blocking::wait(self.acquire_owned())
+    }
+
+    /// [`acquire_many_owned`](Semaphore::acquire_many_owned) for
+    /// synchronous code.
+    ///
+    /// # Panics
+    ///
+    /// As [`blocking_acquire`](Semaphore::blocking_acquire).
+    #[track_caller]
+    pub fn blocking_acquire_many_owned(
+        self: Arc<Self>,
+        n: u32,
+    ) -> Result<OwnedSemaphorePermit, AcquireError> {
+        super::blocking::wait(self.acquire_many_owned(n))
+    }
+
     /// Closes the semaphore: every waiting `acquire` fails, and so does
     /// every later one and every `try_acquire`. Permits held stay valid and
     /// are given back on drop as usual.
@@ -458,6 +504,36 @@ impl<'a> SemaphorePermit<'a> {
     pub fn semaphore(&self) -> &'a Semaphore {
         self.sem
     }
+
+    /// Takes over `other`'s permits: this permit then gives back both.
+    ///
+    /// # Panics
+    ///
+    /// If the permits come from different semaphores, or the sum
+    /// overflows.
+    #[track_caller]
+    pub fn merge(&mut self, mut other: SemaphorePermit<'a>) {
+        assert!(
+            std::ptr::eq(self.sem, other.sem),
+            "merging permits from different semaphore instances"
+        );
+        self.permits = self
+            .permits
+            .checked_add(other.permits)
+            .expect("number of permits overflowed");
+        other.permits = 0;
+    }
+
+    /// Moves `n` of the permits into a new permit, or `None` if this one
+    /// holds fewer than `n`.
+    pub fn split(&mut self, n: usize) -> Option<SemaphorePermit<'a>> {
+        let n = u32::try_from(n).ok().filter(|&n| n <= self.permits)?;
+        self.permits -= n;
+        Some(SemaphorePermit {
+            sem: self.sem,
+            permits: n,
+        })
+    }
 }
 
 impl OwnedSemaphorePermit {
@@ -475,6 +551,36 @@ impl OwnedSemaphorePermit {
     /// The semaphore the permits came from.
     pub fn semaphore(&self) -> &Arc<Semaphore> {
         &self.sem
+    }
+
+    /// Takes over `other`'s permits: this permit then gives back both.
+    ///
+    /// # Panics
+    ///
+    /// If the permits come from different semaphores, or the sum
+    /// overflows.
+    #[track_caller]
+    pub fn merge(&mut self, mut other: OwnedSemaphorePermit) {
+        assert!(
+            Arc::ptr_eq(&self.sem, &other.sem),
+            "merging permits from different semaphore instances"
+        );
+        self.permits = self
+            .permits
+            .checked_add(other.permits)
+            .expect("number of permits overflowed");
+        other.permits = 0;
+    }
+
+    /// Moves `n` of the permits into a new permit (with a clone of the
+    /// `Arc`), or `None` if this one holds fewer than `n`.
+    pub fn split(&mut self, n: usize) -> Option<OwnedSemaphorePermit> {
+        let n = u32::try_from(n).ok().filter(|&n| n <= self.permits)?;
+        self.permits -= n;
+        Some(OwnedSemaphorePermit {
+            sem: self.sem.clone(),
+            permits: n,
+        })
     }
 }
 

@@ -19,6 +19,10 @@
 //! unit back: only progress is charged. CPU loops with no leaf `.await` can
 //! spend budget explicitly with [`consume_budget`](crate::task::consume_budget).
 //!
+//! Public as `rt::task::coop`, with Tokio's names: [`consume_budget`],
+//! [`unconstrained`], [`cooperative`], [`poll_proceed`] and
+//! [`has_budget_remaining`].
+//!
 //! Book: Chapter 7, "The budget: preemption by consent".
 
 use std::cell::Cell;
@@ -47,8 +51,11 @@ pub(crate) fn with_budget<R>(budget: Option<u8>, f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// True unless the current budget is spent.
-pub(crate) fn has_budget_remaining() -> bool {
+/// True unless the current task's budget is spent (always true outside a
+/// task, or inside [`unconstrained`]). A hint for code that polls many
+/// things in a loop: when it is false, the next budgeted operation will
+/// return `Pending`.
+pub fn has_budget_remaining() -> bool {
     CURRENT.with(|current| current.get() != Some(0))
 }
 
@@ -58,13 +65,14 @@ pub(crate) fn is_exhausted() -> bool {
     !has_budget_remaining()
 }
 
-/// Gives a unit back unless told the operation made progress.
+/// The unit [`poll_proceed`] spent: given back when dropped, unless the
+/// operation said it made progress.
 #[must_use = "dropping the guard gives the unit back; call made_progress() on success"]
-pub(crate) struct RestoreOnPending(Cell<Option<u8>>);
+pub struct RestoreOnPending(Cell<Option<u8>>);
 
 impl RestoreOnPending {
     /// The operation completed: keep the unit spent.
-    pub(crate) fn made_progress(&self) {
+    pub fn made_progress(&self) {
         self.0.set(None);
     }
 }
@@ -78,9 +86,12 @@ impl Drop for RestoreOnPending {
 }
 
 /// Called by a leaf future before it does its work: spends one unit, or, if
-/// none are left, defers the task's wake-up and returns `Pending`.
+/// none are left, defers the task's wake-up and returns `Pending`. A future
+/// of one's own may call it as the runtime's do: on `Ready(guard)`, do the
+/// work, and call `guard.made_progress()` if it completed; dropping the
+/// guard without that gives the unit back.
 // ANCHOR: poll_proceed
-pub(crate) fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
+pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     CURRENT.with(|current| match current.get() {
         None => Poll::Ready(RestoreOnPending(Cell::new(None))),
         Some(0) => {
@@ -128,6 +139,68 @@ impl Future for ConsumeBudget {
     }
 }
 
+/// Opts `inner` out of the budget: while it is polled, no operation inside
+/// it is ever refused for lack of budget. A future that is always ready
+/// then never yields, and starves the other tasks of its worker: use it for
+/// a future that must not be interrupted, and keep it short.
+pub fn unconstrained<F: Future>(inner: F) -> Unconstrained<F> {
+    Unconstrained {
+        inner: Box::pin(inner),
+    }
+}
+
+/// The future of [`unconstrained`].
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct Unconstrained<F> {
+    // Boxed, so that it is pinned without `unsafe` projection.
+    inner: Pin<Box<F>>,
+}
+
+impl<F: Future> Future for Unconstrained<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        with_budget(None, || self.inner.as_mut().poll(cx))
+    }
+}
+
+impl<F> std::fmt::Debug for Unconstrained<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Unconstrained").finish_non_exhaustive()
+    }
+}
+
+/// Makes `fut` take part in the budget: each poll spends one unit first
+/// (and returns `Pending`, deferring the wake-up, if none is left), and
+/// gives it back unless `fut` completed. For a future of one's own that
+/// does work without touching any of the runtime's budgeted operations.
+pub fn cooperative<F: Future>(fut: F) -> Coop<F> {
+    Coop { fut: Box::pin(fut) }
+}
+
+/// The future of [`cooperative`].
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct Coop<F: Future> {
+    fut: Pin<Box<F>>,
+}
+
+impl<F: Future> Future for Coop<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let guard = std::task::ready!(poll_proceed(cx));
+        let output = std::task::ready!(self.fut.as_mut().poll(cx));
+        guard.made_progress();
+        Poll::Ready(output)
+    }
+}
+
+impl<F: Future> std::fmt::Debug for Coop<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Coop").finish_non_exhaustive()
+    }
+}
+
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
@@ -148,6 +221,32 @@ mod tests {
         });
         // Outside a task: unconstrained.
         assert!(poll_proceed(&mut cx).is_ready());
+    }
+
+    #[test]
+    fn unconstrained_lifts_the_budget_and_cooperative_spends_it() {
+        let mut cx = Context::from_waker(Waker::noop());
+        with_budget(Some(0), || {
+            assert!(!has_budget_remaining());
+            let mut free = unconstrained(async {
+                assert!(has_budget_remaining());
+                7
+            });
+            assert_eq!(Pin::new(&mut free).poll(&mut cx), Poll::Ready(7));
+            // The spent budget is back once the unconstrained poll is over.
+            assert!(!has_budget_remaining());
+            let mut coop = cooperative(std::future::ready(8));
+            assert!(Pin::new(&mut coop).poll(&mut cx).is_pending());
+        });
+        with_budget(Some(2), || {
+            let mut pending = cooperative(std::future::pending::<()>());
+            assert!(Pin::new(&mut pending).poll(&mut cx).is_pending());
+            // Pending gave the unit back; a completed future keeps it spent.
+            assert_eq!(CURRENT.with(Cell::get), Some(2));
+            let mut coop = cooperative(std::future::ready(8));
+            assert_eq!(Pin::new(&mut coop).poll(&mut cx), Poll::Ready(8));
+            assert_eq!(CURRENT.with(Cell::get), Some(1));
+        });
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //!
 //! Book: Chapter 7, "A task is one allocation and one word".
 
+use super::Id;
 use std::any::Any;
 use std::fmt;
 
@@ -15,6 +16,8 @@ use std::fmt;
 /// did not finish normally.
 pub struct JoinError {
     repr: Repr,
+    /// The task's id, stamped by the handle that read the error.
+    id: Id,
 }
 
 enum Repr {
@@ -51,13 +54,27 @@ impl JoinError {
     pub(crate) fn cancelled() -> JoinError {
         JoinError {
             repr: Repr::Cancelled,
+            id: Id(0),
         }
     }
 
     pub(crate) fn panic(payload: Box<dyn Any + Send + 'static>) -> JoinError {
         JoinError {
             repr: Repr::Panic(Payload(payload)),
+            id: Id(0),
         }
+    }
+
+    /// The same error, naming task `id`. The harness stores an error before
+    /// anyone asks whose it is; the handle that reads it knows.
+    pub(crate) fn with_id(mut self, id: Id) -> JoinError {
+        self.id = id;
+        self
+    }
+
+    /// The id of the task that failed (Tokio's `JoinError::id`).
+    pub fn id(&self) -> Id {
+        self.id
     }
 
     /// True if the task was aborted or dropped by runtime shutdown.
@@ -101,9 +118,11 @@ impl JoinError {
 impl fmt::Display for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.repr, self.panic_message()) {
-            (Repr::Cancelled, _) => f.write_str("task was cancelled"),
-            (Repr::Panic(_), Some(message)) => write!(f, "task panicked with message {message:?}"),
-            (Repr::Panic(_), None) => f.write_str("task panicked"),
+            (Repr::Cancelled, _) => write!(f, "task {} was cancelled", self.id),
+            (Repr::Panic(_), Some(message)) => {
+                write!(f, "task {} panicked with message {message:?}", self.id)
+            }
+            (Repr::Panic(_), None) => write!(f, "task {} panicked", self.id),
         }
     }
 }
@@ -111,11 +130,24 @@ impl fmt::Display for JoinError {
 impl fmt::Debug for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.repr, self.panic_message()) {
-            (Repr::Cancelled, _) => f.write_str("JoinError::Cancelled"),
-            (Repr::Panic(_), Some(message)) => write!(f, "JoinError::Panic({message:?})"),
-            (Repr::Panic(_), None) => f.write_str("JoinError::Panic(..)"),
+            (Repr::Cancelled, _) => write!(f, "JoinError::Cancelled({:?})", self.id),
+            (Repr::Panic(_), Some(message)) => {
+                write!(f, "JoinError::Panic({:?}, {message:?}, ...)", self.id)
+            }
+            (Repr::Panic(_), None) => write!(f, "JoinError::Panic({:?}, ...)", self.id),
         }
     }
 }
 
 impl std::error::Error for JoinError {}
+
+/// As Tokio's: a task's failure as an `io::Error` of kind `Other`, so `?`
+/// works in a function returning `io::Result`.
+impl From<JoinError> for std::io::Error {
+    fn from(error: JoinError) -> std::io::Error {
+        std::io::Error::other(match error.repr {
+            Repr::Cancelled => "task was cancelled",
+            Repr::Panic(_) => "task panicked",
+        })
+    }
+}

@@ -74,9 +74,9 @@ impl<T> JoinHandle<T> {
 impl<T> Future for JoinHandle<T> {
     type Output = Result<T, JoinError>;
 
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let budget = std::task::ready!(super::coop::poll_proceed(cx));
-        let mut output = Poll::Pending;
+        let mut output: Poll<Result<T, JoinError>> = Poll::Pending;
         // SAFETY: `output` has the type the task's vtable writes (this handle
         // was made for a task whose output is T), and we are its JoinHandle.
         unsafe {
@@ -87,9 +87,11 @@ impl<T> Future for JoinHandle<T> {
         }
         if output.is_ready() {
             budget.made_progress();
-            self.get_mut().terminated = true;
+            self.as_mut().get_mut().terminated = true;
         }
-        output
+        // The harness stored the error without knowing whose it was.
+        let id = self.id();
+        output.map(|result| result.map_err(|error| error.with_id(id)))
     }
 }
 

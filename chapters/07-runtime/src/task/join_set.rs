@@ -14,7 +14,7 @@
 //!
 //! Book: Chapter 7, "A task is one allocation and one word".
 
-use super::{AbortHandle, JoinError, JoinHandle};
+use super::{AbortHandle, Id, JoinError, JoinHandle};
 use crate::runtime::Handle;
 use std::fmt;
 use std::future::Future;
@@ -159,24 +159,65 @@ impl<T> JoinSet<T> {
         self.insert(crate::task::spawn_blocking(f))
     }
 
+    /// Runs `f` on the blocking pool of the runtime of `handle` and adds it.
+    #[track_caller]
+    pub fn spawn_blocking_on<F>(&mut self, f: F, handle: &Handle) -> AbortHandle
+    where
+        F: FnOnce() -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        self.insert(handle.spawn_blocking(f))
+    }
+
     /// Waits for the next task to finish and returns its output, or `None`
-    /// if the set is empty. Cancel-safe: a task that finished stays in the
-    /// set until a `join_next` returns it.
+    /// if the set is empty.
+    ///
+    /// Cancel safety: cancel-safe; a task that finished stays in the set
+    /// until a `join_next` returns it.
     pub async fn join_next(&mut self) -> Option<Result<T, JoinError>> {
         std::future::poll_fn(|cx| self.poll_join_next(cx)).await
     }
 
-    /// Takes the output of a task that has finished, without waiting.
+    /// [`join_next`](Self::join_next), with the id of the task that
+    /// finished (the id [`AbortHandle::id`] gave when it was spawned; a
+    /// [`JoinError`] carries it too, in [`JoinError::id`]).
+    ///
+    /// Cancel safety: as [`join_next`](Self::join_next).
+    pub async fn join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
+        std::future::poll_fn(|cx| self.poll_join_next_with_id(cx)).await
+    }
+
+    /// Takes the output of a task that has finished, without waiting:
+    /// `None` if none has (or the set is empty).
     pub fn try_join_next(&mut self) -> Option<Result<T, JoinError>> {
-        match self.poll_join_next(&mut Context::from_waker(Waker::noop())) {
-            Poll::Ready(output) => output,
+        self.try_join_next_with_id()
+            .map(|output| output.map(|(_, value)| value))
+    }
+
+    /// [`try_join_next`](Self::try_join_next), with the task's id.
+    pub fn try_join_next_with_id(&mut self) -> Option<Result<(Id, T), JoinError>> {
+        // Spends no budget: it never waits, so it cannot hog the worker.
+        let noop = &mut Context::from_waker(Waker::noop());
+        match self.poll_ready_entries(noop) {
+            Poll::Ready(output) => Some(output),
             Poll::Pending => None,
         }
     }
 
     /// Polls for the next finished task; see [`join_next`](Self::join_next).
-    // ANCHOR: poll_join_next
+    /// `Ready(None)` if the set is empty; when `Pending`, `cx`'s waker is
+    /// woken once a task finishes.
     pub fn poll_join_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Result<T, JoinError>>> {
+        self.poll_join_next_with_id(cx)
+            .map(|output| output.map(|output| output.map(|(_, value)| value)))
+    }
+
+    /// [`poll_join_next`](Self::poll_join_next), with the task's id.
+    // ANCHOR: poll_join_next
+    pub fn poll_join_next_with_id(
+        &mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<(Id, T), JoinError>>> {
         if self.len == 0 {
             return Poll::Ready(None);
         }
@@ -184,6 +225,14 @@ impl<T> JoinSet<T> {
         // own handles are polled unbudgeted: a handle refused for lack of
         // budget would wake its entry at once, and we would spin on it.
         let budget = std::task::ready!(super::coop::poll_proceed(cx));
+        let output = std::task::ready!(self.poll_ready_entries(cx));
+        budget.made_progress();
+        Poll::Ready(Some(output))
+    }
+
+    /// Polls the entries on the ready list until one has finished; if none
+    /// has, leaves `cx`'s waker for the entries' wakers.
+    fn poll_ready_entries(&mut self, cx: &mut Context<'_>) -> Poll<Result<(Id, T), JoinError>> {
         loop {
             let index = {
                 let mut ready = self.ready.lock();
@@ -204,11 +253,11 @@ impl<T> JoinSet<T> {
             let polled =
                 super::coop::with_budget(None, || Pin::new(&mut entry.handle).poll(&mut entry_cx));
             if let Poll::Ready(output) = polled {
+                let id = entry.handle.id();
                 self.entries[index] = None;
                 self.free.push(index);
                 self.len -= 1;
-                budget.made_progress();
-                return Poll::Ready(Some(output));
+                return Poll::Ready(output.map(|value| (id, value)));
             }
             // Woken but not finished: its waker is in the task again, and
             // will put it back on the list.
@@ -254,6 +303,41 @@ impl<T> JoinSet<T> {
     pub async fn shutdown(&mut self) {
         self.abort_all();
         while self.join_next().await.is_some() {}
+    }
+}
+
+/// Spawns every future of the iterator on the current runtime, as
+/// Tokio's does (`futures.into_iter().collect::<JoinSet<_>>()`).
+///
+/// # Panics
+///
+/// If called outside a runtime.
+impl<T, F> FromIterator<F> for JoinSet<T>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    fn from_iter<I: IntoIterator<Item = F>>(iter: I) -> JoinSet<T> {
+        let mut set = JoinSet::new();
+        set.extend(iter);
+        set
+    }
+}
+
+/// Spawns every future of the iterator on the current runtime and adds it.
+///
+/// # Panics
+///
+/// If called outside a runtime.
+impl<T, F> Extend<F> for JoinSet<T>
+where
+    F: Future<Output = T> + Send + 'static,
+    T: Send + 'static,
+{
+    fn extend<I: IntoIterator<Item = F>>(&mut self, iter: I) {
+        for future in iter {
+            self.spawn(future);
+        }
     }
 }
 

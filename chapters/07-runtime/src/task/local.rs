@@ -20,6 +20,7 @@
 //!
 //! Book: Chapter 7, "Writing programs on the runtime".
 
+use super::Id;
 use super::error::JoinError;
 use futures::channel::oneshot;
 use futures::future::{AbortHandle as FutureAbortHandle, Abortable, FutureExt, LocalBoxFuture};
@@ -166,6 +167,7 @@ impl Shared {
         F: Future + 'static,
         F::Output: 'static,
     {
+        let id = local_task_id();
         let (output, receiver) = oneshot::channel();
         let (abort, registration) = FutureAbortHandle::new_pair();
         let finished = Arc::new(AtomicBool::new(false));
@@ -175,8 +177,8 @@ impl Shared {
             let caught = AssertUnwindSafe(future).catch_unwind();
             let result = match Abortable::new(caught, registration).await {
                 Ok(Ok(value)) => Ok(value),
-                Ok(Err(panic)) => Err(JoinError::panic(panic)),
-                Err(_aborted) => Err(JoinError::cancelled()),
+                Ok(Err(panic)) => Err(JoinError::panic(panic).with_id(id)),
+                Err(_aborted) => Err(JoinError::cancelled().with_id(id)),
             };
             done.store(true, Ordering::Release);
             // The handle may be gone: nobody wants the output.
@@ -190,6 +192,7 @@ impl Shared {
             receiver,
             abort,
             finished,
+            id,
         }
     }
     // ANCHOR_END: local_spawn
@@ -214,6 +217,15 @@ impl Shared {
         cx.waker().wake_by_ref();
         Poll::Pending
     }
+}
+
+/// An id for a local task: the next of the current runtime's, so that it
+/// differs from every other task's there, or the next of a process-wide
+/// counter outside a runtime.
+fn local_task_id() -> Id {
+    static OUTSIDE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1 << 62);
+    let id = crate::runtime::context::with_current(|handle| handle.map(|h| h.next_id()));
+    Id(id.unwrap_or_else(|| OUTSIDE.fetch_add(1, Ordering::Relaxed)))
 }
 
 /// Spawns a `!Send` task on the [`LocalSet`] being run on this thread.
@@ -275,6 +287,7 @@ pub struct LocalJoinHandle<T> {
     receiver: oneshot::Receiver<Result<T, JoinError>>,
     abort: FutureAbortHandle,
     finished: Arc<AtomicBool>,
+    id: Id,
 }
 
 impl<T> std::fmt::Debug for LocalJoinHandle<T> {
@@ -298,6 +311,11 @@ impl<T> LocalJoinHandle<T> {
     pub fn is_finished(&self) -> bool {
         self.finished.load(Ordering::Acquire)
     }
+
+    /// The task's id.
+    pub fn id(&self) -> Id {
+        self.id
+    }
 }
 
 impl<T> Future for LocalJoinHandle<T> {
@@ -307,7 +325,9 @@ impl<T> Future for LocalJoinHandle<T> {
         match self.receiver.poll_unpin(cx) {
             Poll::Ready(Ok(result)) => Poll::Ready(result),
             // The task was dropped unfinished: its set was dropped.
-            Poll::Ready(Err(oneshot::Canceled)) => Poll::Ready(Err(JoinError::cancelled())),
+            Poll::Ready(Err(oneshot::Canceled)) => {
+                Poll::Ready(Err(JoinError::cancelled().with_id(self.id)))
+            }
             Poll::Pending => Poll::Pending,
         }
     }

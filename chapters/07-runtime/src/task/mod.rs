@@ -23,13 +23,13 @@
 //! Book: Chapter 7, "A task is one allocation and one word".
 
 mod abort;
-pub(crate) mod coop;
+pub mod coop;
 mod core;
 mod error;
 mod harness;
 pub(crate) mod id;
 mod join;
-mod join_set;
+pub mod join_set;
 mod local;
 pub(crate) mod owned;
 pub(crate) mod state;
@@ -38,13 +38,18 @@ mod waker;
 mod yield_now;
 
 pub use abort::AbortHandle;
-pub use coop::consume_budget;
+pub use coop::{Unconstrained, consume_budget, unconstrained};
 pub use error::JoinError;
 pub use id::{Id, id, try_id};
 pub use join::JoinHandle;
 pub use join_set::JoinSet;
 pub use local::{LocalEnterGuard, LocalJoinHandle, LocalSet, RunUntil, spawn_local};
 pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
+
+/// Named future types, as in Tokio (`tokio::task::futures`).
+pub mod futures {
+    pub use super::task_local::TaskLocalFuture;
+}
 pub use yield_now::yield_now;
 
 pub use crate::blocking::spawn_blocking;

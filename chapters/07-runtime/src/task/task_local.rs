@@ -139,15 +139,20 @@ impl<T: 'static> LocalKey<T> {
     }
 }
 
-impl<T: Copy + 'static> LocalKey<T> {
-    /// A copy of the value.
+impl<T: Clone + 'static> LocalKey<T> {
+    /// A clone of the value.
     ///
     /// # Panics
     ///
     /// Outside a scope that set the key.
     #[track_caller]
     pub fn get(&'static self) -> T {
-        self.with(|value| *value)
+        self.with(T::clone)
+    }
+
+    /// A clone of the value, or an error outside a scope that set it.
+    pub fn try_get(&'static self) -> Result<T, AccessError> {
+        self.try_with(T::clone)
     }
 }
 
@@ -166,6 +171,15 @@ pub struct TaskLocalFuture<T: 'static, F> {
 }
 
 impl<T: 'static, F> Unpin for TaskLocalFuture<T, F> {}
+
+impl<T: 'static, F> TaskLocalFuture<T, F> {
+    /// Takes the value out of the scope, if it is still there; later polls
+    /// run the future with the key unset. Used to recover the value of a
+    /// scope that will not be polled again.
+    pub fn take_value(self: Pin<&mut Self>) -> Option<T> {
+        self.get_mut().slot.take()
+    }
+}
 
 // ANCHOR: scope_poll
 impl<T: 'static, F: Future> Future for TaskLocalFuture<T, F> {

@@ -262,7 +262,12 @@ mod unit {
             panic!("expected a JoinError");
         };
         assert!(error.is_panic() && !error.is_cancelled());
-        assert_eq!(error.to_string(), "task panicked with message \"boom\"");
+        // The handle names its task in the error, as Tokio's does.
+        assert_eq!(error.id(), join.id());
+        assert_eq!(
+            error.to_string(),
+            format!("task {} panicked with message \"boom\"", join.id())
+        );
         let payload = error.into_panic();
         assert_eq!(payload.downcast_ref::<&str>(), Some(&"boom"));
         sched.shutdown();

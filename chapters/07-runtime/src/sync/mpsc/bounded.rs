@@ -9,7 +9,7 @@
 //! Book: Chapter 7, "Channels".
 
 use super::chan::{Chan, Full, ReserveState};
-use super::error::{SendError, TryRecvError, TrySendError};
+use super::error::{SendError, SendTimeoutError, TryRecvError, TrySendError};
 use crate::loom::Arc;
 use std::fmt;
 use std::future::Future;
@@ -94,6 +94,33 @@ impl<T> Sender<T> {
                 Ok(())
             }
             Err(_) => Err(SendError(value)),
+        }
+    }
+
+    /// [`send`](Self::send), giving up after `timeout` if no slot came free:
+    /// the value comes back in [`SendTimeoutError::Timeout`], or in
+    /// [`SendTimeoutError::Closed`] if the receiver is closed or gone.
+    ///
+    /// # Cancel safety
+    ///
+    /// As [`send`](Self::send): not cancel-safe, the value is dropped with
+    /// the future.
+    ///
+    /// # Panics
+    ///
+    /// Outside a runtime with the timer enabled (it uses [`time::timeout`](crate::time::timeout)).
+    pub async fn send_timeout(
+        &self,
+        value: T,
+        timeout: std::time::Duration,
+    ) -> Result<(), SendTimeoutError<T>> {
+        match crate::time::timeout(timeout, self.reserve()).await {
+            Ok(Ok(permit)) => {
+                permit.send(value);
+                Ok(())
+            }
+            Ok(Err(_)) => Err(SendTimeoutError::Closed(value)),
+            Err(_) => Err(SendTimeoutError::Timeout(value)),
         }
     }
 
@@ -266,6 +293,16 @@ impl<T> WeakSender<T> {
             chan: self.chan.clone(),
         })
     }
+
+    /// Senders (not counting weak ones) alive now.
+    pub fn strong_count(&self) -> usize {
+        self.chan.strong_count()
+    }
+
+    /// Weak senders alive now.
+    pub fn weak_count(&self) -> usize {
+        self.chan.weak_count()
+    }
 }
 
 impl<T> Clone for WeakSender<T> {
@@ -312,6 +349,19 @@ impl<T> OwnedPermit<T> {
         let sender = self.sender.take().expect("a permit holds its sender");
         sender.chan.drop_permit();
         sender
+    }
+
+    /// True if both permits are for the same channel.
+    pub fn same_channel(&self, other: &OwnedPermit<T>) -> bool {
+        match (&self.sender, &other.sender) {
+            (Some(a), Some(b)) => a.same_channel(b),
+            _ => false,
+        }
+    }
+
+    /// True if this permit is for the channel `other` sends on.
+    pub fn same_channel_as_sender(&self, other: &Sender<T>) -> bool {
+        self.sender.as_ref().is_some_and(|s| s.same_channel(other))
     }
 }
 

@@ -42,7 +42,7 @@ mod unbounded;
 pub(crate) mod wait_queue;
 
 pub use bounded::{OwnedPermit, Permit, Receiver, Sender, WeakSender, channel};
-pub use error::{SendError, TryRecvError, TrySendError};
+pub use error::{SendError, SendTimeoutError, TryRecvError, TrySendError};
 pub use unbounded::{UnboundedReceiver, UnboundedSender, WeakUnboundedSender, unbounded_channel};
 
 #[cfg(all(test, not(loom)))]

@@ -104,6 +104,16 @@ impl<T> WeakUnboundedSender<T> {
             chan: self.chan.clone(),
         })
     }
+
+    /// Senders (not counting weak ones) alive now.
+    pub fn strong_count(&self) -> usize {
+        self.chan.strong_count()
+    }
+
+    /// Weak senders alive now.
+    pub fn weak_count(&self) -> usize {
+        self.chan.weak_count()
+    }
 }
 
 impl<T> Clone for WeakUnboundedSender<T> {
