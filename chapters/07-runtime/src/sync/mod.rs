@@ -34,6 +34,7 @@ mod once_cell;
 pub mod oneshot;
 mod rwlock;
 mod semaphore;
+mod set_once;
 mod wait_list;
 pub mod watch;
 pub use barrier::{Barrier, BarrierWaitResult};
@@ -54,3 +55,4 @@ pub use rwlock::{
 pub use semaphore::{
     AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
 };
+pub use set_once::{SetOnce, SetOnceError};

@@ -33,7 +33,10 @@ pub fn channel<T>() -> (Sender<T>, Receiver<T>) {
         Sender {
             shared: shared.clone(),
         },
-        Receiver { shared },
+        Receiver {
+            shared,
+            terminated: false,
+        },
     )
 }
 
@@ -45,6 +48,8 @@ pub struct Sender<T> {
 /// Receives the value: a future of `Result<T, RecvError>`.
 pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
+    /// A poll has returned `Ready` (see [`Receiver::is_terminated`]).
+    terminated: bool,
 }
 
 /// The errors under the path Tokio gives them (`oneshot::error::...`).
@@ -107,19 +112,26 @@ impl<T> Sender<T> {
     }
 
     /// Completes when the receiver is dropped or closed.
+    ///
+    /// # Cancel safety
+    ///
+    /// Cancel-safe: it takes nothing.
     pub async fn closed(&mut self) {
-        std::future::poll_fn(|cx| {
-            let mut state = self.shared.lock();
-            if !state.receiver_alive {
-                return Poll::Ready(());
-            }
-            match &state.sender_waker {
-                Some(waker) if waker.will_wake(cx.waker()) => {}
-                _ => state.sender_waker = Some(cx.waker().clone()),
-            }
-            Poll::Pending
-        })
-        .await
+        std::future::poll_fn(|cx| self.poll_closed(cx)).await
+    }
+
+    /// `Ready` if the receiver is dropped or closed; otherwise `Pending`,
+    /// and `cx`'s waker (only the last one given) is woken when it is.
+    pub fn poll_closed(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let mut state = self.shared.lock();
+        if !state.receiver_alive {
+            return Poll::Ready(());
+        }
+        match &state.sender_waker {
+            Some(waker) if waker.will_wake(cx.waker()) => {}
+            _ => state.sender_waker = Some(cx.waker().clone()),
+        }
+        Poll::Pending
     }
 }
 
@@ -160,6 +172,20 @@ impl<T> Receiver<T> {
         crate::sync::blocking::wait(self)
     }
 
+    /// True once awaiting the receiver has returned (a value or an error):
+    /// it must not be polled again.
+    pub fn is_terminated(&self) -> bool {
+        self.terminated
+    }
+
+    /// True if no value waits in the channel now: none sent yet, none
+    /// will be, or it was received already. (An empty receiver may still
+    /// be pending; [`is_terminated`](Self::is_terminated) says whether it
+    /// may be polled.)
+    pub fn is_empty(&self) -> bool {
+        self.terminated || self.shared.lock().value.is_none()
+    }
+
     /// Refuses the value from now on: a later `send` fails and gives the
     /// value back. A value sent before can still be received; with none,
     /// awaiting the receiver returns `RecvError` at once.
@@ -180,13 +206,16 @@ impl<T> Future for Receiver<T> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
-        let mut state = self.shared.lock();
+        let this = self.get_mut();
+        let mut state = this.shared.lock();
         if let Some(value) = state.value.take() {
             budget.made_progress();
+            this.terminated = true;
             return Poll::Ready(Ok(value));
         }
         if !state.sender_alive || !state.receiver_alive {
             budget.made_progress();
+            this.terminated = true;
             return Poll::Ready(Err(RecvError));
         }
         match &state.receiver_waker {
@@ -212,11 +241,23 @@ impl<T> Drop for Receiver<T> {
 
 impl fmt::Display for RecvError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("the sender was dropped without sending")
+        // Tokio's words.
+        f.write_str("channel closed")
     }
 }
 
 impl std::error::Error for RecvError {}
+
+impl fmt::Display for TryRecvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TryRecvError::Empty => f.write_str("channel empty"),
+            TryRecvError::Closed => f.write_str("channel closed"),
+        }
+    }
+}
+
+impl std::error::Error for TryRecvError {}
 
 impl<T> fmt::Debug for Sender<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -354,6 +354,11 @@ impl<T> Receiver<T> {
         Ok(self.shared.version.load(Ordering::Acquire) != self.seen)
     }
 
+    /// True once every sender is gone: no value will change any more.
+    pub fn is_closed(&self) -> bool {
+        self.shared.closed.load(Ordering::Acquire)
+    }
+
     /// Marks the current value unseen: `changed` returns at once.
     pub fn mark_changed(&mut self) {
         self.seen = self.shared.version.load(Ordering::Acquire).wrapping_sub(1);

@@ -38,6 +38,14 @@ pub struct Permit<'a, T> {
     chan: &'a Chan<T>,
 }
 
+/// `n` reserved slots, from [`Sender::reserve_many`] or
+/// [`Sender::try_reserve_many`], handed out one [`Permit`] at a time;
+/// dropping it gives back the slots not handed out.
+pub struct PermitIterator<'a, T> {
+    chan: &'a Chan<T>,
+    n: usize,
+}
+
 /// A [`Permit`] that owns its sender, for moving into another task.
 pub struct OwnedPermit<T> {
     sender: Option<Sender<T>>,
@@ -171,10 +179,51 @@ impl<T> Sender<T> {
         Ok(OwnedPermit { sender: Some(self) })
     }
 
+    /// Waits for `n` slots at once and holds them, as
+    /// [`reserve`](Self::reserve) does one: the waiter keeps its place at
+    /// the head of the queue while slots come free, so later senders do not
+    /// take them. Fails if the receiver is closed or gone, or at once if `n`
+    /// exceeds [`max_capacity`](Self::max_capacity).
+    ///
+    /// # Cancel safety
+    ///
+    /// Dropping the future loses its place in the queue and gives back the
+    /// slots it had been assigned.
+    pub async fn reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, SendError<()>> {
+        if n > self.max_capacity() {
+            return Err(SendError(()));
+        }
+        self.wait_for_slots(n).await?;
+        Ok(PermitIterator {
+            chan: &self.chan,
+            n,
+        })
+    }
+
+    /// `n` slots now, if as many are free: `Full(())` if not (or if `n`
+    /// exceeds the capacity), `Closed(())` if the receiver is gone.
+    pub fn try_reserve_many(&self, n: usize) -> Result<PermitIterator<'_, T>, TrySendError<()>> {
+        if n > self.max_capacity() {
+            return Err(TrySendError::Full(()));
+        }
+        match self.chan.try_reserve_many(n) {
+            Ok(()) => Ok(PermitIterator {
+                chan: &self.chan,
+                n,
+            }),
+            Err(Full::NoSlot) => Err(TrySendError::Full(())),
+            Err(Full::Closed) => Err(TrySendError::Closed(())),
+        }
+    }
+
     async fn wait_for_slot(&self) -> Result<(), SendError<()>> {
+        self.wait_for_slots(1).await
+    }
+
+    async fn wait_for_slots(&self, n: usize) -> Result<(), SendError<()>> {
         Reserve {
             chan: &self.chan,
-            wait: ReserveState::default(),
+            wait: ReserveState::new(n),
         }
         .await
         .map_err(|()| SendError(()))
@@ -333,6 +382,42 @@ impl<T> Permit<'_, T> {
 impl<T> Drop for Permit<'_, T> {
     fn drop(&mut self) {
         self.chan.drop_permit();
+    }
+}
+
+impl<'a, T> Iterator for PermitIterator<'a, T> {
+    type Item = Permit<'a, T>;
+
+    fn next(&mut self) -> Option<Permit<'a, T>> {
+        if self.n == 0 {
+            return None;
+        }
+        self.n -= 1;
+        Some(Permit { chan: self.chan })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.n, Some(self.n))
+    }
+}
+
+impl<T> ExactSizeIterator for PermitIterator<'_, T> {}
+
+impl<T> std::iter::FusedIterator for PermitIterator<'_, T> {}
+
+impl<T> Drop for PermitIterator<'_, T> {
+    fn drop(&mut self) {
+        if self.n > 0 {
+            self.chan.drop_permits(self.n);
+        }
+    }
+}
+
+impl<T> fmt::Debug for PermitIterator<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PermitIterator")
+            .field("capacity", &self.n)
+            .finish_non_exhaustive()
     }
 }
 

@@ -21,7 +21,7 @@
 //!
 //! Book: Chapter 7, "Channels".
 
-use super::wait_queue::{WaitQueue, Waiter, wake_all};
+use super::wait_queue::{Assign, WaitQueue, Waiter, wake_all};
 use crate::loom::{Mutex, MutexGuard};
 use std::collections::VecDeque;
 use std::task::{Context, Poll, Waker};
@@ -55,9 +55,17 @@ pub(crate) struct State<T> {
 }
 
 /// What `poll_reserve` needs to remember between polls.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct ReserveState {
     key: Option<usize>,
+    /// Slots asked for: 1, or `n` for `reserve_many(n)`.
+    needed: usize,
+}
+
+impl ReserveState {
+    pub(crate) fn new(needed: usize) -> ReserveState {
+        ReserveState { key: None, needed }
+    }
 }
 
 impl<T> Chan<T> {
@@ -160,15 +168,21 @@ impl<T> Chan<T> {
 
     /// Takes a free slot now, if there is one and the channel is open.
     pub(crate) fn try_reserve(&self) -> Result<(), Full> {
+        self.try_reserve_many(1)
+    }
+
+    /// Takes `n` free slots now, if there are as many and the channel is
+    /// open (free slots mean nobody waits, so this overtakes no one).
+    pub(crate) fn try_reserve_many(&self, n: usize) -> Result<(), Full> {
         let mut state = self.lock();
         if state.closed {
             return Err(Full::Closed);
         }
-        if state.available == 0 {
+        if state.available < n {
             return Err(Full::NoSlot);
         }
-        state.available -= 1;
-        state.permits += 1;
+        state.available -= n;
+        state.permits += n;
         Ok(())
     }
 
@@ -182,16 +196,20 @@ impl<T> Chan<T> {
     ) -> Poll<Result<(), ()>> {
         let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
         let mut state = self.lock();
+        let needed = wait.needed;
         let result = match wait.key {
-            // First poll: a free slot is ours (a free slot means nobody is
+            // First poll: free slots are ours (a free slot means nobody is
             // queued, as a released slot goes to the oldest waiter first).
             None if state.closed => Err(()),
-            None if state.available > 0 => {
-                state.available -= 1;
+            None if state.available >= needed => {
+                state.available -= needed;
                 Ok(())
             }
             None => {
-                wait.key = Some(state.send_waiters.push_back(cx.waker().clone()));
+                // Too few: take what is free and queue for the rest.
+                let taken = std::mem::take(&mut state.available);
+                let waker = cx.waker().clone();
+                wait.key = Some(state.send_waiters.push_back_many(waker, needed, taken));
                 return Poll::Pending;
             }
             Some(key) => match state.send_waiters.state(key) {
@@ -204,41 +222,40 @@ impl<T> Chan<T> {
                     wait.key = None;
                     Ok(())
                 }
-                granted_or_woken => {
-                    // Closed: a slot granted before the close goes back.
+                _ => {
+                    // Closed: slots assigned before the close go back
+                    // (every other waiter was woken by the close too).
+                    state.available += state.send_waiters.assigned(key);
                     state.send_waiters.remove(key);
                     wait.key = None;
-                    if granted_or_woken == Waiter::Granted {
-                        state.available += 1;
-                    }
                     Err(())
                 }
             },
         };
         if result.is_ok() {
-            state.permits += 1;
+            state.permits += needed;
         }
         budget.made_progress();
         Poll::Ready(result)
     }
     // ANCHOR_END: poll_reserve
 
-    /// A waiting `reserve` was dropped: leave the queue, and pass on a slot
-    /// that had been granted to it.
+    /// A waiting `reserve` was dropped: leave the queue, and pass on the
+    /// slots that had been assigned to it (all it asked for, if granted).
     pub(crate) fn cancel_reserve(&self, wait: &mut ReserveState) {
         let Some(key) = wait.key.take() else {
             return;
         };
-        let next = {
+        let mut wakers = Vec::new();
+        {
             let mut state = self.lock();
-            match state.send_waiters.remove(key) {
-                Waiter::Granted => state.release(),
-                Waiter::Queued | Waiter::Woken => None,
+            let assigned = state.send_waiters.assigned(key);
+            state.send_waiters.remove(key);
+            for _ in 0..assigned {
+                wakers.extend(state.release());
             }
-        };
-        if let Some(waker) = next {
-            waker.wake();
         }
+        wake_all(wakers);
     }
 
     /// A permit sends: the value takes the permit's slot.
@@ -266,18 +283,23 @@ impl<T> Chan<T> {
     /// A permit is dropped unused: its slot goes to the next waiter, and a
     /// closed channel's receiver may now be able to end.
     pub(crate) fn drop_permit(&self) {
-        let (next, receiver) = {
+        self.drop_permits(1);
+    }
+
+    /// `n` permits dropped unused at once (a `PermitIterator` not used up).
+    pub(crate) fn drop_permits(&self, n: usize) {
+        let mut wakers = Vec::new();
+        {
             let mut state = self.lock();
-            state.permits -= 1;
-            let next = state.release();
-            let receiver = if state.closed && state.permits == 0 && state.queue.is_empty() {
-                state.receiver_waker.take()
-            } else {
-                None
-            };
-            (next, receiver)
-        };
-        next.into_iter().chain(receiver).for_each(Waker::wake);
+            state.permits -= n;
+            for _ in 0..n {
+                wakers.extend(state.release());
+            }
+            if state.closed && state.permits == 0 && state.queue.is_empty() {
+                wakers.extend(state.receiver_waker.take());
+            }
+        }
+        wake_all(wakers);
     }
 
     /// Polls until the receiver is dropped or closed.
@@ -453,9 +475,11 @@ impl<T> State<T> {
     /// is returned, to be woken after the lock is released), or keep it.
     // ANCHOR: release
     fn release(&mut self) -> Option<Waker> {
-        match self.send_waiters.notify_one() {
-            Some(waker) => Some(waker),
-            None => {
+        match self.send_waiters.assign_one() {
+            Assign::Granted(waker) => waker,
+            // The head waits for more slots (`reserve_many`): wake it later.
+            Assign::Partial => None,
+            Assign::NoWaiter => {
                 self.available += 1;
                 None
             }

@@ -41,7 +41,7 @@ pub mod error;
 mod unbounded;
 pub(crate) mod wait_queue;
 
-pub use bounded::{OwnedPermit, Permit, Receiver, Sender, WeakSender, channel};
+pub use bounded::{OwnedPermit, Permit, PermitIterator, Receiver, Sender, WeakSender, channel};
 pub use error::{SendError, SendTimeoutError, TryRecvError, TrySendError};
 pub use unbounded::{UnboundedReceiver, UnboundedSender, WeakUnboundedSender, unbounded_channel};
 
@@ -172,6 +172,62 @@ mod tests {
         assert!(poll(&mut send).is_pending());
         rx.close();
         assert!(matches!(poll(&mut send), Poll::Ready(Err(SendError(1)))));
+    }
+
+    #[test]
+    fn reserve_many_keeps_its_place_until_it_has_every_slot() {
+        let (tx, mut rx) = channel::<u8>(3);
+        tx.try_send(0).unwrap();
+        tx.try_send(1).unwrap();
+        // One slot free: the waiter for three takes it and waits for two.
+        let mut many = Box::pin(tx.reserve_many(3));
+        assert!(poll(&mut many).is_pending());
+        assert_eq!(tx.capacity(), 0);
+        let mut one = Box::pin(tx.reserve());
+        assert!(poll(&mut one).is_pending());
+        assert_eq!(rx.try_recv(), Ok(0));
+        // The freed slot went to the head, not to the later single reserve.
+        assert!(poll(&mut one).is_pending());
+        assert!(matches!(tx.try_reserve(), Err(TrySendError::Full(()))));
+        assert_eq!(rx.try_recv(), Ok(1));
+        let Poll::Ready(Ok(mut permits)) = poll(&mut many) else {
+            panic!("three slots were assigned");
+        };
+        drop(many);
+        assert_eq!(permits.len(), 3);
+        permits.next().unwrap().send(7);
+        drop(permits);
+        // The two unused slots went back: one to the waiting reserve.
+        let Poll::Ready(Ok(permit)) = poll(&mut one) else {
+            panic!("a slot came back");
+        };
+        drop((one, permit));
+        assert_eq!(tx.capacity(), 2);
+        assert_eq!(rx.try_recv(), Ok(7));
+        assert!(matches!(
+            tx.try_reserve_many(4),
+            Err(TrySendError::Full(()))
+        ));
+        assert_eq!(tx.try_reserve_many(3).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn a_cancelled_reserve_many_passes_on_its_partial_slots() {
+        let (tx, mut rx) = channel::<u8>(2);
+        tx.try_send(0).unwrap();
+        let mut many = Box::pin(tx.reserve_many(2));
+        assert!(poll(&mut many).is_pending());
+        let mut one = Box::pin(tx.reserve());
+        assert!(poll(&mut one).is_pending());
+        drop(many);
+        // Its one assigned slot went to the next waiter.
+        assert!(matches!(poll(&mut one), Poll::Ready(Ok(_))));
+        drop(one);
+        assert_eq!(rx.try_recv(), Ok(0));
+        assert_eq!(tx.capacity(), 2);
+        rx.close();
+        let mut closed = Box::pin(tx.reserve_many(1));
+        assert!(matches!(poll(&mut closed), Poll::Ready(Err(SendError(())))));
     }
 
     #[test]

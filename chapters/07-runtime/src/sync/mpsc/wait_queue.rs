@@ -6,9 +6,11 @@
 //! got back: the index of its node in a `Vec`. The nodes are linked into a
 //! doubly linked list by index, oldest at the head, so that
 //!
-//! * [`notify_one`](WaitQueue::notify_one) unlinks the head and marks it
-//!   [`Granted`](Waiter::Granted): the bounded channel hands a freed slot to
-//!   exactly that waiter, and nobody who arrives later can take it;
+//! * [`assign_one`](WaitQueue::assign_one) gives the head one slot and,
+//!   once it has all it asked for (one, or `n` for `reserve_many`), unlinks
+//!   it and marks it [`Granted`](Waiter::Granted): the bounded channel hands
+//!   a freed slot to exactly that waiter, and nobody who arrives later can
+//!   take it;
 //! * [`notify_all`](WaitQueue::notify_all) unlinks every waiter and marks
 //!   it [`Woken`](Waiter::Woken) (a close, a new value);
 //! * [`remove`](WaitQueue::remove) takes one node out wherever it is,
@@ -39,7 +41,7 @@ const NIL: usize = usize::MAX;
 pub(crate) enum Waiter {
     /// Still in the queue, waiting.
     Queued,
-    /// Taken off the queue by `notify_one`: given what it waited for.
+    /// Taken off the queue by `assign_one`: given what it waited for.
     Granted,
     /// Taken off the queue by `notify_all`: should look again.
     Woken,
@@ -49,6 +51,10 @@ pub(crate) enum Waiter {
 struct Node {
     waker: Option<Waker>,
     state: Waiter,
+    /// Slots it waits for (`reserve_many`; 1 for everyone else) and how
+    /// many [`assign_one`](WaitQueue::assign_one) has given it so far.
+    needed: usize,
+    assigned: usize,
     /// Set while the node is on the free list.
     free: bool,
     prev: usize,
@@ -91,9 +97,17 @@ impl WaitQueue {
 
     /// Queues a waiter at the back; returns its key.
     pub(crate) fn push_back(&mut self, waker: Waker) -> usize {
+        self.push_back_many(waker, 1, 0)
+    }
+
+    /// Queues a waiter for `needed` slots, `assigned` of which it holds
+    /// already; returns its key.
+    pub(crate) fn push_back_many(&mut self, waker: Waker, needed: usize, assigned: usize) -> usize {
         let node = Node {
             waker: Some(waker),
             state: Waiter::Queued,
+            needed,
+            assigned,
             free: false,
             prev: self.tail,
             next: NIL,
@@ -147,17 +161,29 @@ impl WaitQueue {
         state
     }
 
-    /// Grants the oldest waiter what it waits for; returns its waker to be
-    /// woken once the caller has released its lock.
-    pub(crate) fn notify_one(&mut self) -> Option<Waker> {
+    /// Slots assigned to the waiter `key` so far.
+    pub(crate) fn assigned(&self, key: usize) -> usize {
+        self.nodes[key].assigned
+    }
+
+    /// Gives one slot to the oldest waiter. It stays at the head of the
+    /// queue until it has all it asked for, so a waiter for many slots is
+    /// never overtaken (nor starved) by later ones; then it is granted, and
+    /// its waker returned to be woken once the caller releases its lock.
+    pub(crate) fn assign_one(&mut self) -> Assign {
         if self.head == NIL {
-            return None;
+            return Assign::NoWaiter;
         }
         let key = self.head;
+        let node = &mut self.nodes[key];
+        node.assigned += 1;
+        if node.assigned < node.needed {
+            return Assign::Partial;
+        }
         self.unlink(key);
         let node = &mut self.nodes[key];
         node.state = Waiter::Granted;
-        node.waker.take()
+        Assign::Granted(node.waker.take())
     }
 
     /// Wakes every queued waiter: their wakers are pushed onto `wakers`, to
@@ -191,6 +217,17 @@ impl WaitQueue {
     }
 }
 
+/// What [`WaitQueue::assign_one`] did with a slot.
+#[derive(Debug)]
+pub(crate) enum Assign {
+    /// Nobody waits: the slot is the caller's to keep.
+    NoWaiter,
+    /// The head waiter took it, and still waits for more.
+    Partial,
+    /// The head waiter has all it asked for: wake it.
+    Granted(Option<Waker>),
+}
+
 /// Wakes every waker in `wakers` (called with no lock held).
 pub(crate) fn wake_all(wakers: Vec<Waker>) {
     for waker in wakers {
@@ -209,17 +246,34 @@ mod tests {
         let b = queue.push_back(Waker::noop().clone());
         let c = queue.push_back(Waker::noop().clone());
         assert_eq!(queue.remove(b), Waiter::Queued);
-        assert!(queue.notify_one().is_some());
+        assert!(matches!(queue.assign_one(), Assign::Granted(Some(_))));
         assert_eq!(queue.state(a), Waiter::Granted);
         assert_eq!(queue.state(c), Waiter::Queued);
-        assert!(queue.notify_one().is_some());
+        assert!(matches!(queue.assign_one(), Assign::Granted(Some(_))));
         assert_eq!(queue.state(c), Waiter::Granted);
-        assert!(queue.notify_one().is_none());
+        assert!(matches!(queue.assign_one(), Assign::NoWaiter));
         assert!(queue.is_empty());
         assert_eq!(queue.remove(a), Waiter::Granted);
         // A freed node is reused.
         let d = queue.push_back(Waker::noop().clone());
         assert_eq!(d, a);
+    }
+
+    #[test]
+    fn a_waiter_for_many_keeps_the_head_until_it_has_them_all() {
+        let mut queue = WaitQueue::new();
+        let many = queue.push_back_many(Waker::noop().clone(), 3, 1);
+        let one = queue.push_back(Waker::noop().clone());
+        assert!(matches!(queue.assign_one(), Assign::Partial));
+        assert_eq!(queue.state(one), Waiter::Queued);
+        assert!(matches!(queue.assign_one(), Assign::Granted(Some(_))));
+        assert_eq!(
+            (queue.state(many), queue.assigned(many)),
+            (Waiter::Granted, 3)
+        );
+        assert!(matches!(queue.assign_one(), Assign::Granted(Some(_))));
+        assert_eq!(queue.state(one), Waiter::Granted);
+        assert!(matches!(queue.assign_one(), Assign::NoWaiter));
     }
 
     #[test]
