@@ -28,6 +28,8 @@ mod pending_local;
 mod pending_mpsc;
 #[path = "behaviour/pending_net.rs"]
 mod pending_net;
+#[path = "behaviour/pending_round3.rs"]
+mod pending_round3;
 #[path = "behaviour/pending_sync.rs"]
 mod pending_sync;
 #[path = "behaviour/pending_time.rs"]

@@ -12,14 +12,29 @@
 use super::Id;
 use super::harness::RawTask;
 use std::fmt;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Cancels a task; see [`JoinHandle::abort_handle`](super::JoinHandle::abort_handle).
 pub struct AbortHandle {
-    raw: RawTask,
+    repr: Repr,
 }
 
-// SAFETY: an AbortHandle only touches the task's state word (atomically) and
-// its header, never the future or the output.
+enum Repr {
+    /// A task of the runtime: one more reference to it.
+    Task(RawTask),
+    /// A task of a [`LocalSet`](super::LocalSet), which is not a `RawTask`
+    /// (see `local.rs`): its `Abortable`'s handle and its finished flag.
+    Local {
+        abort: futures::future::AbortHandle,
+        finished: Arc<AtomicBool>,
+        id: Id,
+    },
+}
+
+// SAFETY: for a runtime task, an AbortHandle only touches the task's state
+// word (atomically) and its header, never the future or the output; a local
+// task's parts are `Send` and `Sync` themselves.
 unsafe impl Send for AbortHandle {}
 // SAFETY: as above; every method takes `&self` and is atomic.
 unsafe impl Sync for AbortHandle {}
@@ -28,28 +43,56 @@ impl AbortHandle {
     /// Takes one more reference to the task.
     pub(crate) fn new(raw: RawTask) -> AbortHandle {
         raw.ref_inc();
-        AbortHandle { raw }
+        AbortHandle {
+            repr: Repr::Task(raw),
+        }
+    }
+
+    /// The handle of a local task.
+    pub(crate) fn local(
+        abort: futures::future::AbortHandle,
+        finished: Arc<AtomicBool>,
+        id: Id,
+    ) -> AbortHandle {
+        AbortHandle {
+            repr: Repr::Local {
+                abort,
+                finished,
+                id,
+            },
+        }
     }
 
     /// Cancels the task, as [`JoinHandle::abort`](super::JoinHandle::abort).
     pub fn abort(&self) {
-        self.raw.remote_abort();
+        match &self.repr {
+            Repr::Task(raw) => raw.remote_abort(),
+            Repr::Local { abort, .. } => abort.abort(),
+        }
     }
 
     /// True once the task has finished, normally, by panic or by abort.
     pub fn is_finished(&self) -> bool {
-        self.raw.header().state.load().is_complete()
+        match &self.repr {
+            Repr::Task(raw) => raw.header().state.load().is_complete(),
+            Repr::Local { finished, .. } => finished.load(Ordering::Acquire),
+        }
     }
 
     /// The task's id.
     pub fn id(&self) -> Id {
-        Id(self.raw.header().id)
+        match &self.repr {
+            Repr::Task(raw) => Id(raw.header().id),
+            Repr::Local { id, .. } => *id,
+        }
     }
 }
 
 impl Drop for AbortHandle {
     fn drop(&mut self) {
-        self.raw.drop_reference();
+        if let Repr::Task(raw) = self.repr {
+            raw.drop_reference();
+        }
     }
 }
 

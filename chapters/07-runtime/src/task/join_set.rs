@@ -14,8 +14,8 @@
 //!
 //! Book: Chapter 7, "A task is one allocation and one word".
 
-use super::{AbortHandle, Id, JoinError, JoinHandle};
-use crate::runtime::Handle;
+use super::{AbortHandle, Id, JoinError, JoinHandle, LocalJoinHandle, LocalSet};
+use crate::runtime::Handle as RuntimeHandle;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -33,8 +33,14 @@ pub struct JoinSet<T> {
 }
 
 struct Entry<T> {
-    handle: JoinHandle<T>,
+    handle: Handle<T>,
     waker: Waker,
+}
+
+/// A task of the runtime, or of a `LocalSet` (`spawn_local`).
+enum Handle<T> {
+    Task(JoinHandle<T>),
+    Local(LocalJoinHandle<T>),
 }
 
 /// The entries whose tasks may have finished, and who waits for them.
@@ -104,8 +110,11 @@ impl<T> JoinSet<T> {
     }
 
     /// Adds a task already spawned.
-    fn insert(&mut self, handle: JoinHandle<T>) -> AbortHandle {
-        let abort = handle.abort_handle();
+    fn insert(&mut self, handle: Handle<T>) -> AbortHandle {
+        let abort = match &handle {
+            Handle::Task(handle) => handle.abort_handle(),
+            Handle::Local(handle) => handle.abort_handle(),
+        };
         let index = self.free.pop().unwrap_or_else(|| {
             self.entries.push(None);
             self.entries.len() - 1
@@ -132,17 +141,17 @@ impl<T> JoinSet<T> {
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
     {
-        self.insert(crate::spawn(future))
+        self.insert(Handle::Task(crate::spawn(future)))
     }
 
     /// Spawns `future` on the runtime of `handle` and adds it to the set.
     #[track_caller]
-    pub fn spawn_on<F>(&mut self, future: F, handle: &Handle) -> AbortHandle
+    pub fn spawn_on<F>(&mut self, future: F, handle: &RuntimeHandle) -> AbortHandle
     where
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
     {
-        self.insert(handle.spawn(future))
+        self.insert(Handle::Task(handle.spawn(future)))
     }
 
     /// Runs `f` on the current runtime's blocking pool and adds it.
@@ -156,17 +165,43 @@ impl<T> JoinSet<T> {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        self.insert(crate::task::spawn_blocking(f))
+        self.insert(Handle::Task(crate::task::spawn_blocking(f)))
     }
 
     /// Runs `f` on the blocking pool of the runtime of `handle` and adds it.
     #[track_caller]
-    pub fn spawn_blocking_on<F>(&mut self, f: F, handle: &Handle) -> AbortHandle
+    pub fn spawn_blocking_on<F>(&mut self, f: F, handle: &RuntimeHandle) -> AbortHandle
     where
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        self.insert(handle.spawn_blocking(f))
+        self.insert(Handle::Task(handle.spawn_blocking(f)))
+    }
+
+    /// Spawns a task that need not be `Send` on the [`LocalSet`] being run
+    /// on this thread, and adds it. The set's outputs then come back only
+    /// while that `LocalSet` runs.
+    ///
+    /// # Panics
+    ///
+    /// Outside a `LocalSet`, as [`spawn_local`](super::spawn_local).
+    #[track_caller]
+    pub fn spawn_local<F>(&mut self, future: F) -> AbortHandle
+    where
+        F: Future<Output = T> + 'static,
+        T: 'static,
+    {
+        self.insert(Handle::Local(super::spawn_local(future)))
+    }
+
+    /// Spawns a task that need not be `Send` on `local_set`, and adds it.
+    #[track_caller]
+    pub fn spawn_local_on<F>(&mut self, future: F, local_set: &LocalSet) -> AbortHandle
+    where
+        F: Future<Output = T> + 'static,
+        T: 'static,
+    {
+        self.insert(Handle::Local(local_set.spawn_local(future)))
     }
 
     /// Waits for the next task to finish and returns its output, or `None`
@@ -250,10 +285,15 @@ impl<T> JoinSet<T> {
                 continue;
             };
             let mut entry_cx = Context::from_waker(&entry.waker);
-            let polled =
-                super::coop::with_budget(None, || Pin::new(&mut entry.handle).poll(&mut entry_cx));
+            let polled = super::coop::with_budget(None, || match &mut entry.handle {
+                Handle::Task(handle) => Pin::new(handle).poll(&mut entry_cx),
+                Handle::Local(handle) => Pin::new(handle).poll(&mut entry_cx),
+            });
             if let Poll::Ready(output) = polled {
-                let id = entry.handle.id();
+                let id = match &entry.handle {
+                    Handle::Task(handle) => handle.id(),
+                    Handle::Local(handle) => handle.id(),
+                };
                 self.entries[index] = None;
                 self.free.push(index);
                 self.len -= 1;
@@ -286,7 +326,10 @@ impl<T> JoinSet<T> {
     /// Aborts every task in the set; they stay in it until joined.
     pub fn abort_all(&mut self) {
         for entry in self.entries.iter().flatten() {
-            entry.handle.abort();
+            match &entry.handle {
+                Handle::Task(handle) => handle.abort(),
+                Handle::Local(handle) => handle.abort(),
+            }
         }
     }
 

@@ -316,6 +316,11 @@ impl<T> LocalJoinHandle<T> {
     pub fn id(&self) -> Id {
         self.id
     }
+
+    /// A handle that can cancel the task without awaiting it.
+    pub fn abort_handle(&self) -> super::AbortHandle {
+        super::AbortHandle::local(self.abort.clone(), self.finished.clone(), self.id)
+    }
 }
 
 impl<T> Future for LocalJoinHandle<T> {
