@@ -20,7 +20,9 @@
 //! wait) and [`Barrier`] (tasks wait until `n` of them have arrived) are
 //! built on those: the cell on a one-permit semaphore, the barrier on a
 //! mutex and a `watch` channel, so neither adds a wake-up protocol of its
-//! own (Book: Chapter 7, "Locks and notification").
+//! own (Book: Chapter 7, "Locks and notification"). [`SetOnce`] (a value
+//! set once from outside, that others wait for) is a `OnceLock` and a
+//! [`Notify`].
 //!
 //! Book: Chapter 7, "The LIFO slot".
 

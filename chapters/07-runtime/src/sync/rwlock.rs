@@ -115,11 +115,13 @@ pub struct OwnedRwLockMappedWriteGuard<T: ?Sized, U: ?Sized = T> {
     _borrow: PhantomData<U>,
 }
 
-// SAFETY (all of the impls below): a read guard is a `&T` (sending it
-// shares `T`: needs `T: Sync`); a write guard is a `&mut T` that may also be
-// shared as `&T` (needs `T: Send + Sync`); an owned guard also holds an
-// `Arc` of the lock, which may be the last and drop the `T` on the thread
-// it is on (needs `T: Send`). These are Tokio's bounds.
+// The guards hold raw pointers, so their Send and Sync are stated: a read
+// guard is a `&T` (sending it shares `T`: needs `T: Sync`); a write guard
+// is a `&mut T` that may also be shared as `&T` (needs `T: Send + Sync`); an
+// owned guard also holds an `Arc` of the lock, which may be the last and
+// drop the `T` on the thread it is on (needs `T: Send`). These are Tokio's
+// bounds.
+// SAFETY: see above.
 unsafe impl<T: ?Sized + Sync> Send for RwLockReadGuard<'_, T> {}
 // SAFETY: see above.
 unsafe impl<T: ?Sized + Send + Sync> Sync for RwLockReadGuard<'_, T> {}

@@ -23,6 +23,11 @@ use std::rc::Rc;
 use std::sync::Arc;
 use std::time::Duration;
 
+/// A dictionary with no words in it: every look-up panics.
+fn look_up(word: &str) -> String {
+    panic!("no such word: {word}")
+}
+
 #[test]
 fn join_next_with_id_names_the_task_each_output_belongs_to() {
     limit("JoinSet join_next_with_id", || {
@@ -37,10 +42,7 @@ fn join_next_with_id_names_the_task_each_output_belongs_to() {
                 });
                 input_of.insert(handle.id(), word);
             }
-            let failing = set.spawn(async {
-                let missing: Option<String> = None;
-                missing.expect("no such word")
-            });
+            let failing = set.spawn(async { look_up("yak") });
             let failing_id = failing.id();
             let mut seen = 0;
             while let Some(joined) = set.join_next_with_id().await {
