@@ -83,3 +83,20 @@ fn connecting_to_a_missing_path_fails() {
         assert_eq!(error.kind(), io::ErrorKind::NotFound);
     });
 }
+
+#[test]
+fn a_vectored_write_sends_every_buffer_at_once() {
+    runtime().block_on(async {
+        let (mut a, mut b) = UnixStream::pair().unwrap();
+        let parts = [io::IoSlice::new(b"head "), io::IoSlice::new(b"body")];
+        assert_eq!(a.write_vectored(&parts).await.unwrap(), 9);
+        let (_, mut half) = UnixStream::split(&mut a);
+        assert_eq!(half.write_vectored(&parts).await.unwrap(), 9);
+        let mut got = [0u8; 18];
+        timeout(Duration::from_secs(5), b.read_exact(&mut got))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(&got, b"head bodyhead body");
+    });
+}

@@ -323,6 +323,30 @@ impl TcpStream {
         self.registration
             .poll_io(cx, Direction::Write, || (&self.io).write(buf))
     }
+
+    /// `poll_write_vectored` on `&self`: one `writev` for all of `bufs`.
+    /// Without it, `futures`' default writes only the first non-empty
+    /// buffer, and a caller with a header and a body (hyper) makes two
+    /// system calls and sends two segments where one would do.
+    pub(crate) fn poll_write_vectored_ref(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.registration
+            .poll_io(cx, Direction::Write, || (&self.io).write_vectored(bufs))
+    }
+
+    /// `poll_read_vectored` on `&self`: one `readv` into all of `bufs`.
+    pub(crate) fn poll_read_vectored_ref(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let len = bufs.iter().map(|b| b.len()).sum();
+        self.registration
+            .poll_read_stream(cx, len, || (&self.io).read_vectored(bufs))
+    }
 }
 
 impl AsyncRead for TcpStream {
@@ -333,6 +357,14 @@ impl AsyncRead for TcpStream {
     ) -> Poll<io::Result<usize>> {
         self.get_mut().poll_read_ref(cx, buf)
     }
+
+    fn poll_read_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut().poll_read_vectored_ref(cx, bufs)
+    }
 }
 
 impl AsyncWrite for TcpStream {
@@ -342,6 +374,14 @@ impl AsyncWrite for TcpStream {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         self.get_mut().poll_write_ref(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut().poll_write_vectored_ref(cx, bufs)
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {

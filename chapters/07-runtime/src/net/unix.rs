@@ -21,7 +21,7 @@ use crate::io::scheduled_io::Direction;
 use crate::io::{Interest, Ready};
 use futures::io::{AsyncRead, AsyncWrite};
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io::{self, IoSlice, IoSliceMut, Read, Write};
 use std::net::Shutdown;
 use std::os::unix::net::SocketAddr;
 use std::path::Path;
@@ -166,6 +166,27 @@ impl UnixStream {
         self.registration
             .poll_io(cx, Direction::Write, || (&self.io).write(buf))
     }
+
+    /// One `writev` for all of `bufs` (see `TcpStream`'s).
+    fn poll_write_vectored_ref(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.registration
+            .poll_io(cx, Direction::Write, || (&self.io).write_vectored(bufs))
+    }
+
+    /// One `readv` into all of `bufs`.
+    fn poll_read_vectored_ref(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        let len = bufs.iter().map(|b| b.len()).sum();
+        self.registration
+            .poll_read_stream(cx, len, || (&self.io).read_vectored(bufs))
+    }
 }
 
 impl AsyncRead for UnixStream {
@@ -176,6 +197,14 @@ impl AsyncRead for UnixStream {
     ) -> Poll<io::Result<usize>> {
         self.get_mut().poll_read_ref(cx, buf)
     }
+
+    fn poll_read_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut().poll_read_vectored_ref(cx, bufs)
+    }
 }
 
 impl AsyncWrite for UnixStream {
@@ -185,6 +214,14 @@ impl AsyncWrite for UnixStream {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         self.get_mut().poll_write_ref(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.get_mut().poll_write_vectored_ref(cx, bufs)
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {

@@ -25,7 +25,7 @@ use crate::io::{Interest, Ready};
 use futures::io::{AsyncRead, AsyncWrite};
 use std::error::Error;
 use std::fmt;
-use std::io;
+use std::io::{self, IoSlice, IoSliceMut};
 use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
@@ -234,6 +234,14 @@ impl AsyncRead for ReadHalf<'_> {
     ) -> Poll<io::Result<usize>> {
         self.0.poll_read_ref(cx, buf)
     }
+
+    fn poll_read_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.0.poll_read_vectored_ref(cx, bufs)
+    }
 }
 
 impl AsyncRead for OwnedReadHalf {
@@ -244,6 +252,14 @@ impl AsyncRead for OwnedReadHalf {
     ) -> Poll<io::Result<usize>> {
         self.stream.poll_read_ref(cx, buf)
     }
+
+    fn poll_read_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.stream.poll_read_vectored_ref(cx, bufs)
+    }
 }
 
 impl AsyncWrite for WriteHalf<'_> {
@@ -253,6 +269,14 @@ impl AsyncWrite for WriteHalf<'_> {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         self.0.poll_write_ref(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.0.poll_write_vectored_ref(cx, bufs)
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -271,6 +295,14 @@ impl AsyncWrite for OwnedWriteHalf {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         self.stream.poll_write_ref(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.stream.poll_write_vectored_ref(cx, bufs)
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {

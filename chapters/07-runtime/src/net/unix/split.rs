@@ -6,7 +6,7 @@
 
 use super::UnixStream;
 use futures::io::{AsyncRead, AsyncWrite};
-use std::io;
+use std::io::{self, IoSlice, IoSliceMut};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -42,6 +42,14 @@ impl AsyncRead for ReadHalf<'_> {
     ) -> Poll<io::Result<usize>> {
         self.0.poll_read_ref(cx, buf)
     }
+
+    fn poll_read_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &mut [IoSliceMut<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.0.poll_read_vectored_ref(cx, bufs)
+    }
 }
 
 impl AsyncWrite for WriteHalf<'_> {
@@ -51,6 +59,14 @@ impl AsyncWrite for WriteHalf<'_> {
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
         self.0.poll_write_ref(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        self.0.poll_write_vectored_ref(cx, bufs)
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
