@@ -34,6 +34,7 @@
 //! | `flavor` | `"multi_thread"`, `"current_thread"` | `main`: `multi_thread`; `test`: `current_thread` |
 //! | `worker_threads` | an integer above 0, only with `multi_thread` | one per CPU |
 //! | `start_paused` | `true` or `false`, only with `current_thread` | `false` |
+//! | `name` | a string: the runtime's [`Handle::name`](../rt/runtime/struct.Handle.html#method.name) | none |
 //! | `crate` | a path, as a string: `crate = "my_rt"` | `::rt` |
 //!
 //! Misuse is a compile error that points at the culprit: a function without
@@ -62,7 +63,7 @@ use syn::{Expr, ExprLit, ItemFn, Lit, Meta, Token};
 ///
 /// Options: `flavor = "multi_thread" | "current_thread"`, `worker_threads =
 /// N` (multi_thread only), `start_paused = true` (current_thread only),
-/// `crate = "path"`.
+/// `name = "..."`, `crate = "path"`.
 #[proc_macro_attribute]
 pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
     expand(Kind::Main, args.into(), item.into()).into()
@@ -113,6 +114,7 @@ struct Options {
     worker_threads: Option<(usize, Span)>,
     start_paused: Option<(bool, Span)>,
     crate_path: Option<syn::Path>,
+    name: Option<String>,
 }
 
 /// The whole expansion; any error becomes a `compile_error!` at its span.
@@ -149,6 +151,7 @@ fn parse_options(kind: Kind, args: TokenStream2) -> syn::Result<Options> {
         worker_threads: None,
         start_paused: None,
         crate_path: None,
+        name: None,
     };
     for meta in metas {
         let name = meta
@@ -236,13 +239,25 @@ fn parse_options(kind: Kind, args: TokenStream2) -> syn::Result<Options> {
                     return Err(twice());
                 }
             }
+            "name" => {
+                let text = string_literal(&pair.value, "name")?;
+                if text.trim().is_empty() {
+                    return Err(syn::Error::new_spanned(
+                        &pair.value,
+                        "`name` must not be empty",
+                    ));
+                }
+                if options.name.replace(text).is_some() {
+                    return Err(twice());
+                }
+            }
             _ => {
                 let path = meta.path();
                 return Err(syn::Error::new_spanned(
                     path,
                     format!(
                         "unknown option `{}`; the options are `flavor`, `worker_threads`, \
-                         `start_paused` and `crate`",
+                         `start_paused`, `name` and `crate`",
                         quote!(#path).to_string().replace(' ', "")
                     ),
                 ));
@@ -336,6 +351,9 @@ fn rewrite(kind: Kind, options: &Options, function: &ItemFn) -> syn::Result<Toke
     }
     if let Some((paused, _)) = options.start_paused {
         builder = quote!(#builder.start_paused(#paused));
+    }
+    if let Some(name) = &options.name {
+        builder = quote!(#builder.name(#name));
     }
     let attrs = &function.attrs;
     let vis = &function.vis;

@@ -42,8 +42,12 @@ struct CopyBuffer {
 
 impl CopyBuffer {
     fn new() -> Self {
+        CopyBuffer::with_size(COPY_BUF_SIZE)
+    }
+
+    fn with_size(size: usize) -> Self {
         CopyBuffer {
-            buf: vec![0; COPY_BUF_SIZE].into_boxed_slice(),
+            buf: vec![0; size].into_boxed_slice(),
             pos: 0,
             cap: 0,
             amount: 0,
@@ -213,8 +217,31 @@ where
     A: AsyncRead + AsyncWrite + Unpin + ?Sized,
     B: AsyncRead + AsyncWrite + Unpin + ?Sized,
 {
-    let mut a_to_b = Transfer::Running(CopyBuffer::new());
-    let mut b_to_a = Transfer::Running(CopyBuffer::new());
+    copy_bidirectional_with_sizes(a, b, COPY_BUF_SIZE, COPY_BUF_SIZE).await
+}
+
+/// [`copy_bidirectional`] with a buffer of `a_to_b_buf_size` bytes for the
+/// direction `a` to `b` and one of `b_to_a_buf_size` bytes for the other
+/// (8 KiB each in `copy_bidirectional`).
+///
+/// # Panics
+///
+/// If a size is 0 (that direction could never move a byte), when first
+/// polled.
+pub async fn copy_bidirectional_with_sizes<A, B>(
+    a: &mut A,
+    b: &mut B,
+    a_to_b_buf_size: usize,
+    b_to_a_buf_size: usize,
+) -> io::Result<(u64, u64)>
+where
+    A: AsyncRead + AsyncWrite + Unpin + ?Sized,
+    B: AsyncRead + AsyncWrite + Unpin + ?Sized,
+{
+    assert!(a_to_b_buf_size > 0, "`a_to_b_buf_size` must be at least 1");
+    assert!(b_to_a_buf_size > 0, "`b_to_a_buf_size` must be at least 1");
+    let mut a_to_b = Transfer::Running(CopyBuffer::with_size(a_to_b_buf_size));
+    let mut b_to_a = Transfer::Running(CopyBuffer::with_size(b_to_a_buf_size));
     poll_fn(|cx| {
         // Poll both every time: each registers its own wakers, and one
         // direction being `Pending` must not stall the other.

@@ -209,6 +209,85 @@ impl Drop for DuplexStream {
     }
 }
 
+/// A one-way in-memory pipe: what is written into it is read out of it.
+/// Made whole by [`SimplexStream::new_unsplit`], or as a reading and a
+/// writing half by [`simplex`].
+pub struct SimplexStream {
+    pipe: Mutex<Pipe>,
+}
+
+impl SimplexStream {
+    /// A one-way pipe that buffers at most `max_buf_size` bytes; a write
+    /// beyond that waits for a read. [`shutdown`](crate::io::AsyncWriteExt::shutdown)
+    /// closes it: reads then drain what is left and see end of file.
+    ///
+    /// # Panics
+    ///
+    /// If `max_buf_size` is 0, as Tokio's does.
+    pub fn new_unsplit(max_buf_size: usize) -> SimplexStream {
+        assert!(max_buf_size > 0, "simplex: max_buf_size must be at least 1");
+        SimplexStream {
+            pipe: Mutex::new(Pipe::new(max_buf_size)),
+        }
+    }
+}
+
+/// A one-way in-memory pipe, as a reading half and a writing half (the
+/// two halves of [`split`](crate::io::split) of a [`SimplexStream`]). The
+/// reader sees end of file once the writer has called `shutdown` and
+/// everything written has been read; dropping the writer alone does not
+/// close the pipe (the halves share it), as in Tokio.
+///
+/// # Panics
+///
+/// If `max_buf_size` is 0.
+pub fn simplex(
+    max_buf_size: usize,
+) -> (
+    crate::io::ReadHalf<SimplexStream>,
+    crate::io::WriteHalf<SimplexStream>,
+) {
+    crate::io::split(SimplexStream::new_unsplit(max_buf_size))
+}
+
+impl AsyncRead for SimplexStream {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
+        with_pipe(&self.pipe, cx, |pipe, cx| pipe.poll_read(cx, buf))
+    }
+}
+
+impl AsyncWrite for SimplexStream {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        with_pipe(&self.pipe, cx, |pipe, cx| pipe.poll_write(cx, buf))
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    /// Closes the pipe: reads drain it, then see end of file; writes fail
+    /// with `BrokenPipe`.
+    fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let wakers = lock(&self.pipe).close();
+        wakers.into_iter().flatten().for_each(Waker::wake);
+        Poll::Ready(Ok(()))
+    }
+}
+
+impl fmt::Debug for SimplexStream {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SimplexStream").finish_non_exhaustive()
+    }
+}
+
 impl fmt::Debug for DuplexStream {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("DuplexStream").finish_non_exhaustive()

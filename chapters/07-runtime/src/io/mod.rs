@@ -19,9 +19,11 @@
 //!   each an `async`-style method that returns a small future
 //!   (`read_ext.rs`, `write_ext.rs`, `buf_read_ext.rs`, `lines.rs`);
 //! * buffering: [`BufReader`], [`BufWriter`], [`BufStream`];
-//! * plumbing: [`copy`], [`copy_buf`], [`copy_bidirectional`] (`copy.rs`),
-//!   [`split`] into [`ReadHalf`]/[`WriteHalf`] (`split.rs`), the in-memory
-//!   pipe [`duplex`] (`duplex.rs`), the devices [`empty`], [`sink`],
+//! * plumbing: [`copy`], [`copy_buf`], [`copy_bidirectional`] and
+//!   [`copy_bidirectional_with_sizes`] (`copy.rs`), [`split`] into
+//!   [`ReadHalf`]/[`WriteHalf`] (`split.rs`) and its inverse [`join`]
+//!   (`join.rs`), the in-memory pipes [`duplex`] and [`simplex`]
+//!   (`duplex.rs`), the devices [`empty`], [`sink`],
 //!   [`repeat`] (`devices.rs`), and [`stdin`], [`stdout`], [`stderr`] on the
 //!   blocking pool (`stdio.rs`).
 //!
@@ -60,6 +62,7 @@ mod buf_stream;
 mod copy;
 mod devices;
 mod duplex;
+mod join;
 mod lines;
 mod read_ext;
 mod seek_ext;
@@ -71,16 +74,19 @@ pub use interest::Interest;
 pub use ready::Ready;
 
 pub use futures::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
-pub use std::io::SeekFrom;
+/// std's error types, at Tokio's paths (`rt::io::Result<()>`, as a Tokio
+/// program writes `tokio::io::Result<()>`).
+pub use std::io::{Error, ErrorKind, Result, SeekFrom};
 // Tokio's `BufReader`, `BufWriter`, `Take` and `Chain` have the same
 // constructors and accessors as these; they are reused from `futures::io`.
 pub use futures::io::{BufReader, BufWriter, Chain, Take};
 
 pub use buf_read_ext::AsyncBufReadExt;
 pub use buf_stream::BufStream;
-pub use copy::{copy, copy_bidirectional, copy_buf};
+pub use copy::{copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf};
 pub use devices::{Empty, Repeat, Sink, empty, repeat, sink};
-pub use duplex::{DuplexStream, duplex};
+pub use duplex::{DuplexStream, SimplexStream, duplex, simplex};
+pub use join::{Join, join};
 pub use lines::{Lines, Split};
 pub use read_ext::{AsyncReadExt, ReadBuf, ReadExact, ReadInt};
 pub use seek_ext::AsyncSeekExt;

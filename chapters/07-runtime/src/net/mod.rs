@@ -22,6 +22,26 @@ pub mod unix;
 /// host names without blocking (on its blocking pool); ours is std's, so a
 /// name is resolved on the calling thread.
 pub use std::net::ToSocketAddrs;
+
+/// Resolves `host` (a `"name:port"` string, a `(name, port)` pair, an
+/// address) to its socket addresses, as Tokio's `net::lookup_host` does.
+///
+/// Tokio resolves a name on its blocking pool; ours takes std's
+/// [`ToSocketAddrs`], whose input need not be `Send` or `'static`, so a
+/// name is resolved on the calling thread (an address is only parsed).
+///
+/// ```
+/// # rt::Runtime::new().unwrap().block_on(async {
+/// let addrs: Vec<_> = rt::net::lookup_host("127.0.0.1:80").await?.collect();
+/// assert_eq!(addrs, ["127.0.0.1:80".parse().unwrap()]);
+/// # Ok::<(), std::io::Error>(())
+/// # }).unwrap();
+/// ```
+pub async fn lookup_host<T: ToSocketAddrs>(
+    host: T,
+) -> std::io::Result<impl Iterator<Item = std::net::SocketAddr>> {
+    host.to_socket_addrs()
+}
 pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
 pub use unix::{UnixListener, UnixStream};

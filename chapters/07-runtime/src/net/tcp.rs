@@ -33,8 +33,39 @@ use std::fmt;
 use std::io::{self, IoSlice, IoSliceMut, Read, Write};
 use std::mem::MaybeUninit;
 use std::net::{Shutdown, SocketAddr, ToSocketAddrs};
+use std::os::fd::AsFd;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
+
+/// The one direction of an [`Interest`] that `try_io`/`async_io` wait on:
+/// reading if it includes `READABLE`, else writing.
+pub(crate) fn direction_of(interest: Interest) -> Direction {
+    if interest.is_readable() {
+        Direction::Read
+    } else {
+        Direction::Write
+    }
+}
+
+/// The descriptor, for `socket2::SockRef`, `setsockopt` and the like.
+macro_rules! fd_impls {
+    ($($ty:ty),*) => {$(
+        impl ::std::os::fd::AsRawFd for $ty {
+            fn as_raw_fd(&self) -> ::std::os::fd::RawFd {
+                ::std::os::fd::AsRawFd::as_raw_fd(&self.io)
+            }
+        }
+
+        impl ::std::os::fd::AsFd for $ty {
+            fn as_fd(&self) -> ::std::os::fd::BorrowedFd<'_> {
+                ::std::os::fd::AsFd::as_fd(&self.io)
+            }
+        }
+    )*};
+}
+pub(crate) use fd_impls;
+
+fd_impls!(TcpListener, TcpStream);
 
 /// A listening TCP socket.
 pub struct TcpListener {
@@ -91,9 +122,42 @@ impl TcpListener {
         Ok((TcpStream::from_mio(stream)?, peer))
     }
 
+    /// Polls for a connection: the future of [`accept`](Self::accept) as a
+    /// poll method, for code that writes its own futures. Only the waker
+    /// of the last call is kept.
+    pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
+        let (stream, peer) = ready!(
+            self.registration
+                .poll_io(cx, Direction::Read, || self.io.accept())
+        )?;
+        Poll::Ready(Ok((TcpStream::from_mio(stream)?, peer)))
+    }
+
     /// The address it listens on.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.io.local_addr()
+    }
+
+    /// `IP_TTL` of the connections it accepts.
+    pub fn ttl(&self) -> io::Result<u32> {
+        self.io.ttl()
+    }
+
+    /// Sets `IP_TTL` of the connections it accepts.
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.io.set_ttl(ttl)
+    }
+
+    /// Gives the listener back as a `std` listener, taken off the driver. It
+    /// is still in non-blocking mode (as in Tokio): call
+    /// `set_nonblocking(false)` before a blocking `accept`.
+    ///
+    /// Ours hands back a duplicate of the descriptor (`dup`), and the
+    /// original closes with `self`; the socket is the same.
+    pub fn into_std(mut self) -> io::Result<std::net::TcpListener> {
+        self.registration.deregister(&mut self.io)?;
+        let fd = self.io.as_fd().try_clone_to_owned()?;
+        Ok(std::net::TcpListener::from(fd))
     }
 }
 
@@ -265,6 +329,97 @@ impl TcpStream {
     /// stream back.
     pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
         split::into_split(self)
+    }
+
+    /// Gives the stream back as a `std` stream, taken off the driver. It is
+    /// still in non-blocking mode (as in Tokio): call
+    /// `set_nonblocking(false)` before blocking reads.
+    ///
+    /// Ours hands back a duplicate of the descriptor (`dup`), and the
+    /// original closes with `self`; the connection is the same.
+    pub fn into_std(mut self) -> io::Result<std::net::TcpStream> {
+        self.registration.deregister(&mut self.io)?;
+        let fd = self.io.as_fd().try_clone_to_owned()?;
+        Ok(std::net::TcpStream::from(fd))
+    }
+
+    /// Polls for read readiness, with the waker of the stream's reader slot
+    /// (the one `poll_read` uses): only the last caller's waker is kept.
+    pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.registration.poll_ready(cx, Direction::Read))?;
+        Poll::Ready(Ok(()))
+    }
+
+    /// Polls for write readiness, with the waker of the stream's writer slot.
+    pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.registration.poll_ready(cx, Direction::Write))?;
+        Poll::Ready(Ok(()))
+    }
+
+    /// [`try_read`](Self::try_read) into the spare capacity of `buf` (a
+    /// `BytesMut`, a `Vec<u8>`), advancing it by what was read. Ours reads
+    /// into a zeroed buffer of up to 64 KiB and copies, since `read` wants
+    /// initialized memory.
+    pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        let mut chunk = vec![0u8; buf.remaining_mut().min(64 * 1024)];
+        let n = self.try_read(&mut chunk)?;
+        buf.put_slice(&chunk[..n]);
+        Ok(n)
+    }
+
+    /// Runs `f`, a non-blocking operation on the socket (through
+    /// [`AsRawFd`](std::os::fd::AsRawFd), say), if the socket looks ready
+    /// for `interest`; a `WouldBlock` from `f` clears that readiness, so
+    /// the next `ready(interest)` waits for a new event. `WouldBlock`
+    /// without calling `f` if the socket is not ready.
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.registration.try_io(direction_of(interest), f)
+    }
+
+    /// Waits until the socket is ready for `interest`, then runs `f`; on
+    /// `WouldBlock` clears the readiness and waits again. The loop of
+    /// [`readable`](Self::readable) and [`try_io`](Self::try_io) in one
+    /// call.
+    pub async fn async_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.registration.async_io(direction_of(interest), f).await
+    }
+
+    /// `IP_TTL` of the packets it sends.
+    pub fn ttl(&self) -> io::Result<u32> {
+        self.io.ttl()
+    }
+
+    /// Sets `IP_TTL` of the packets it sends.
+    pub fn set_ttl(&self, ttl: u32) -> io::Result<()> {
+        self.io.set_ttl(ttl)
+    }
+
+    /// `SO_LINGER`: `Some(duration)` if closing waits (up to `duration`)
+    /// for unsent data, `None` if it returns at once (the default).
+    pub fn linger(&self) -> io::Result<Option<std::time::Duration>> {
+        socket2::SockRef::from(&self.io).linger()
+    }
+
+    /// Sets `SO_LINGER`. `Some(Duration::ZERO)` makes closing send a reset
+    /// (RST) and drop unsent data; Tokio deprecates that use in favour of
+    /// [`set_zero_linger`](Self::set_zero_linger), since a close that
+    /// blocks has no place in async code.
+    pub fn set_linger(&self, dur: Option<std::time::Duration>) -> io::Result<()> {
+        socket2::SockRef::from(&self.io).set_linger(dur)
+    }
+
+    /// Makes closing the stream abort the connection with a reset (RST),
+    /// dropping unsent data: `SO_LINGER` with a zero timeout.
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        self.set_linger(Some(std::time::Duration::ZERO))
     }
 
     /// Nagle's algorithm is off (true) or on.

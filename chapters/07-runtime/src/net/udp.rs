@@ -19,7 +19,8 @@ use crate::io::scheduled_io::Direction;
 use crate::io::{Interest, Ready};
 use std::fmt;
 use std::io;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
+use std::os::fd::AsFd;
 
 /// A UDP socket.
 pub struct UdpSocket {
@@ -77,6 +78,15 @@ impl UdpSocket {
         }))
     }
 
+    /// Gives the socket back as a `std` socket, taken off the driver, still
+    /// in non-blocking mode (as in Tokio). Ours hands back a duplicate of
+    /// the descriptor (`dup`); the original closes with `self`.
+    pub fn into_std(mut self) -> io::Result<std::net::UdpSocket> {
+        self.registration.deregister(&mut self.io)?;
+        let fd = self.io.as_fd().try_clone_to_owned()?;
+        Ok(std::net::UdpSocket::from(fd))
+    }
+
     /// The address it is bound to.
     pub fn local_addr(&self) -> io::Result<SocketAddr> {
         self.io.local_addr()
@@ -128,6 +138,92 @@ impl UdpSocket {
         self.registration
             .async_io(Direction::Read, || self.io.peek_from(buf))
             .await
+    }
+
+    /// Waits for a datagram from the connected peer and copies it into
+    /// `buf` without taking it.
+    pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.registration
+            .async_io(Direction::Read, || self.io.peek(buf))
+            .await
+    }
+
+    /// [`peek`](Self::peek) without waiting (`WouldBlock` if no datagram
+    /// waits).
+    pub fn try_peek(&self, buf: &mut [u8]) -> io::Result<usize> {
+        self.registration
+            .try_io(Direction::Read, || self.io.peek(buf))
+    }
+
+    /// [`peek_from`](Self::peek_from) without waiting.
+    pub fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
+        self.registration
+            .try_io(Direction::Read, || self.io.peek_from(buf))
+    }
+
+    /// Waits for a datagram and returns who sent it, leaving the datagram
+    /// in the queue (`MSG_PEEK` with an empty buffer).
+    pub async fn peek_sender(&self) -> io::Result<SocketAddr> {
+        self.registration
+            .async_io(Direction::Read, || self.peek_sender_now())
+            .await
+    }
+
+    /// [`peek_sender`](Self::peek_sender) without waiting.
+    pub fn try_peek_sender(&self) -> io::Result<SocketAddr> {
+        self.registration
+            .try_io(Direction::Read, || self.peek_sender_now())
+    }
+
+    fn peek_sender_now(&self) -> io::Result<SocketAddr> {
+        socket2::SockRef::from(&self.io)
+            .peek_sender()?
+            .as_socket()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "not an IP sender"))
+    }
+
+    /// Waits for one datagram from the connected peer and appends it to
+    /// the spare capacity of `buf` (a `BytesMut`, a `Vec<u8>`), advancing
+    /// it; a datagram longer than that room is cut to fit. Ours receives
+    /// into a zeroed buffer of up to 64 KiB and copies.
+    ///
+    /// Cancel safety: a datagram is taken only by a call that returns it.
+    pub async fn recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        let mut chunk = datagram_room(buf);
+        let n = self.recv(&mut chunk).await?;
+        buf.put_slice(&chunk[..n]);
+        Ok(n)
+    }
+
+    /// [`recv_buf`](Self::recv_buf) without waiting.
+    pub fn try_recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
+        let mut chunk = datagram_room(buf);
+        let n = self.try_recv(&mut chunk)?;
+        buf.put_slice(&chunk[..n]);
+        Ok(n)
+    }
+
+    /// [`recv_from`](Self::recv_from) into the spare capacity of `buf`,
+    /// as [`recv_buf`](Self::recv_buf) does.
+    pub async fn recv_buf_from<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        let mut chunk = datagram_room(buf);
+        let (n, from) = self.recv_from(&mut chunk).await?;
+        buf.put_slice(&chunk[..n]);
+        Ok((n, from))
+    }
+
+    /// [`recv_buf_from`](Self::recv_buf_from) without waiting.
+    pub fn try_recv_buf_from<B: bytes::BufMut>(
+        &self,
+        buf: &mut B,
+    ) -> io::Result<(usize, SocketAddr)> {
+        let mut chunk = datagram_room(buf);
+        let (n, from) = self.try_recv_from(&mut chunk)?;
+        buf.put_slice(&chunk[..n]);
+        Ok((n, from))
     }
 
     /// Waits until a datagram can be received (then `try_recv*` will
@@ -194,12 +290,72 @@ impl UdpSocket {
         self.io.ttl()
     }
 
+    /// Joins the IPv4 multicast group `multiaddr` on the interface with
+    /// address `interface` (`Ipv4Addr::UNSPECIFIED`: the kernel picks).
+    pub fn join_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()> {
+        self.io.join_multicast_v4(&multiaddr, &interface)
+    }
+
+    /// Joins the IPv6 multicast group `multiaddr` on interface number
+    /// `interface` (0: the kernel picks).
+    pub fn join_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()> {
+        self.io.join_multicast_v6(multiaddr, interface)
+    }
+
+    /// Leaves an IPv4 multicast group.
+    pub fn leave_multicast_v4(&self, multiaddr: Ipv4Addr, interface: Ipv4Addr) -> io::Result<()> {
+        self.io.leave_multicast_v4(&multiaddr, &interface)
+    }
+
+    /// Leaves an IPv6 multicast group.
+    pub fn leave_multicast_v6(&self, multiaddr: &Ipv6Addr, interface: u32) -> io::Result<()> {
+        self.io.leave_multicast_v6(multiaddr, interface)
+    }
+
+    /// `IP_MULTICAST_LOOP`: whether this host receives its own multicast.
+    pub fn multicast_loop_v4(&self) -> io::Result<bool> {
+        self.io.multicast_loop_v4()
+    }
+
+    /// Sets `IP_MULTICAST_LOOP`.
+    pub fn set_multicast_loop_v4(&self, on: bool) -> io::Result<()> {
+        self.io.set_multicast_loop_v4(on)
+    }
+
+    /// `IP_MULTICAST_TTL`: how many hops multicast datagrams may travel.
+    pub fn multicast_ttl_v4(&self) -> io::Result<u32> {
+        self.io.multicast_ttl_v4()
+    }
+
+    /// Sets `IP_MULTICAST_TTL`.
+    pub fn set_multicast_ttl_v4(&self, ttl: u32) -> io::Result<()> {
+        self.io.set_multicast_ttl_v4(ttl)
+    }
+
+    /// `IPV6_MULTICAST_LOOP`.
+    pub fn multicast_loop_v6(&self) -> io::Result<bool> {
+        self.io.multicast_loop_v6()
+    }
+
+    /// Sets `IPV6_MULTICAST_LOOP`.
+    pub fn set_multicast_loop_v6(&self, on: bool) -> io::Result<()> {
+        self.io.set_multicast_loop_v6(on)
+    }
+
     /// The pending socket error (`SO_ERROR`), taken; e.g. the ICMP "port
     /// unreachable" a connected socket got back.
     pub fn take_error(&self) -> io::Result<Option<io::Error>> {
         self.io.take_error()
     }
 }
+
+/// A zeroed buffer as large as `buf`'s spare capacity, at most 64 KiB (the
+/// largest UDP datagram).
+fn datagram_room<B: bytes::BufMut>(buf: &B) -> Vec<u8> {
+    vec![0u8; buf.remaining_mut().min(64 * 1024)]
+}
+
+super::tcp::fd_impls!(UdpSocket);
 
 impl Drop for UdpSocket {
     fn drop(&mut self) {

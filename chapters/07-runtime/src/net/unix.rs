@@ -13,8 +13,10 @@
 //! Book: Chapter 7, "Sockets and signals".
 
 mod split;
+mod split_owned;
 
 pub use split::{ReadHalf, WriteHalf};
+pub use split_owned::{OwnedReadHalf, OwnedWriteHalf, ReuniteError};
 
 use crate::io::registration::Registration;
 use crate::io::scheduled_io::Direction;
@@ -23,10 +25,11 @@ use futures::io::{AsyncRead, AsyncWrite};
 use std::fmt;
 use std::io::{self, IoSlice, IoSliceMut, Read, Write};
 use std::net::Shutdown;
+use std::os::fd::AsFd;
 use std::os::unix::net::SocketAddr;
 use std::path::Path;
 use std::pin::Pin;
-use std::task::{Context, Poll};
+use std::task::{Context, Poll, ready};
 
 /// A listening Unix-domain socket.
 pub struct UnixListener {
@@ -55,6 +58,29 @@ impl UnixListener {
     fn from_mio(mut io: mio::net::UnixListener) -> io::Result<UnixListener> {
         let registration = Registration::new(&mut io, mio::Interest::READABLE)?;
         Ok(UnixListener { io, registration })
+    }
+
+    /// Polls for a connection: [`accept`](Self::accept) as a poll method;
+    /// only the waker of the last call is kept.
+    pub fn poll_accept(&self, cx: &mut Context<'_>) -> Poll<io::Result<(UnixStream, SocketAddr)>> {
+        let (stream, peer) = ready!(
+            self.registration
+                .poll_io(cx, Direction::Read, || self.io.accept())
+        )?;
+        Poll::Ready(Ok((UnixStream::from_mio(stream)?, peer)))
+    }
+
+    /// The pending socket error (`SO_ERROR`), taken.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.take_error()
+    }
+
+    /// Gives the listener back as a `std` listener, taken off the driver,
+    /// still non-blocking (as in Tokio); ours is a `dup` of the descriptor.
+    pub fn into_std(mut self) -> io::Result<std::os::unix::net::UnixListener> {
+        self.registration.deregister(&mut self.io)?;
+        let fd = self.io.as_fd().try_clone_to_owned()?;
+        Ok(std::os::unix::net::UnixListener::from(fd))
     }
 
     /// Accepts a connection; any number of tasks may wait, as for TCP.
@@ -113,6 +139,73 @@ impl UnixStream {
         self.io.peer_addr()
     }
 
+    /// The pending socket error (`SO_ERROR`), taken.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        self.io.take_error()
+    }
+
+    /// Gives the stream back as a `std` stream, taken off the driver, still
+    /// non-blocking (as in Tokio); ours is a `dup` of the descriptor.
+    pub fn into_std(mut self) -> io::Result<std::os::unix::net::UnixStream> {
+        self.registration.deregister(&mut self.io)?;
+        let fd = self.io.as_fd().try_clone_to_owned()?;
+        Ok(std::os::unix::net::UnixStream::from(fd))
+    }
+
+    /// Two owned halves (one `Arc` inside) that can move to two tasks;
+    /// dropping the write half shuts down writing. As
+    /// `TcpStream::into_split`.
+    pub fn into_split(self) -> (OwnedReadHalf, OwnedWriteHalf) {
+        split_owned::into_split(self)
+    }
+
+    /// Polls for read readiness (the reader slot's waker).
+    pub fn poll_read_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.registration.poll_ready(cx, Direction::Read))?;
+        Poll::Ready(Ok(()))
+    }
+
+    /// Polls for write readiness (the writer slot's waker).
+    pub fn poll_write_ready(&self, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        ready!(self.registration.poll_ready(cx, Direction::Write))?;
+        Poll::Ready(Ok(()))
+    }
+
+    /// [`try_read`](Self::try_read) into several buffers (one `readv`).
+    pub fn try_read_vectored(&self, bufs: &mut [IoSliceMut<'_>]) -> io::Result<usize> {
+        self.registration
+            .try_io(Direction::Read, || (&self.io).read_vectored(bufs))
+    }
+
+    /// [`try_write`](Self::try_write) from several buffers (one `writev`).
+    pub fn try_write_vectored(&self, bufs: &[IoSlice<'_>]) -> io::Result<usize> {
+        self.registration
+            .try_io(Direction::Write, || (&self.io).write_vectored(bufs))
+    }
+
+    /// A non-blocking operation of the caller's, if the socket looks ready;
+    /// see `TcpStream::try_io`.
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.registration
+            .try_io(super::tcp::direction_of(interest), f)
+    }
+
+    /// Waits for readiness, then runs `f`, until it does not say
+    /// `WouldBlock`; see `TcpStream::async_io`.
+    pub async fn async_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnMut() -> io::Result<R>,
+    ) -> io::Result<R> {
+        self.registration
+            .async_io(super::tcp::direction_of(interest), f)
+            .await
+    }
+
     /// Closes the write direction (the peer reads end of stream).
     pub fn shutdown_write(&self) -> io::Result<()> {
         match self.io.shutdown(Shutdown::Write) {
@@ -157,12 +250,20 @@ impl UnixStream {
         split::split(self)
     }
 
-    fn poll_read_ref(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+    pub(crate) fn poll_read_ref(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<usize>> {
         self.registration
             .poll_read_stream(cx, buf.len(), || (&self.io).read(buf))
     }
 
-    fn poll_write_ref(&self, cx: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+    pub(crate) fn poll_write_ref(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
         self.registration
             .poll_io(cx, Direction::Write, || (&self.io).write(buf))
     }
@@ -232,6 +333,8 @@ impl AsyncWrite for UnixStream {
         Poll::Ready(self.shutdown_write())
     }
 }
+
+super::tcp::fd_impls!(UnixListener, UnixStream);
 
 impl Drop for UnixListener {
     fn drop(&mut self) {

@@ -256,6 +256,8 @@ fn park(handle: &scheduler::Handle, current: &CurrentThread, main: &MainWaker) {
     // Announce the sleep and learn, in the same atomic step, whether work
     // was published since we last looked; if so, go and look instead.
     if current.state.swap(PARKED, Ordering::AcqRel) & NOTIFIED == 0 {
+        // `Builder::on_thread_park` now, `on_thread_unpark` once awake.
+        let _unparked = handle.config.thread_hooks.parking();
         let mut driver = handle.driver.driver.lock();
         if handle.driver.time.clock().is_paused() {
             // First collect what I/O is ready; if that readied nothing,

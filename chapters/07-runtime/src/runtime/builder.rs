@@ -57,6 +57,8 @@ pub struct Builder {
     thread_name_fn: Option<ThreadNameFn>,
     thread_hooks: ThreadHooks,
     thread_stack_size: Option<usize>,
+    /// [`Builder::name`]: what [`Handle::name`](super::Handle::name) says.
+    name: Option<String>,
 }
 
 /// What [`Builder::thread_name_fn`] takes.
@@ -72,6 +74,22 @@ type Callback = Arc<dyn Fn() + Send + Sync + 'static>;
 pub(crate) struct ThreadHooks {
     start: Option<Callback>,
     stop: Option<Callback>,
+    /// [`Builder::on_thread_park`] / [`Builder::on_thread_unpark`]: run by
+    /// the workers (and the current-thread runtime's `block_on`) around
+    /// each idle period; not by blocking threads.
+    park: Option<Callback>,
+    unpark: Option<Callback>,
+}
+
+/// Runs the unpark hook when dropped; see [`ThreadHooks::parking`].
+pub(crate) struct Unparked<'a>(Option<&'a Callback>);
+
+impl Drop for Unparked<'_> {
+    fn drop(&mut self) {
+        if let Some(unpark) = self.0 {
+            unpark();
+        }
+    }
 }
 
 impl ThreadHooks {
@@ -93,6 +111,16 @@ impl ThreadHooks {
         let _stop = Stop(self.stop.as_ref());
         body()
     }
+
+    /// The thread is about to go idle: runs the park hook now and returns
+    /// a guard that runs the unpark hook when the thread wakes with work
+    /// (when the guard is dropped).
+    pub(crate) fn parking(&self) -> Unparked<'_> {
+        if let Some(park) = &self.park {
+            park();
+        }
+        Unparked(self.unpark.as_ref())
+    }
 }
 
 impl fmt::Debug for ThreadHooks {
@@ -100,6 +128,8 @@ impl fmt::Debug for ThreadHooks {
         f.debug_struct("ThreadHooks")
             .field("start", &self.start.is_some())
             .field("stop", &self.stop.is_some())
+            .field("park", &self.park.is_some())
+            .field("unpark", &self.unpark.is_some())
             .finish()
     }
 }
@@ -137,6 +167,7 @@ impl Builder {
             thread_name_fn: None,
             thread_hooks: ThreadHooks::default(),
             thread_stack_size: None,
+            name: None,
         }
     }
 
@@ -308,6 +339,59 @@ impl Builder {
         self
     }
 
+    /// Runs `f` on a worker thread each time it runs out of work and is
+    /// about to sleep (and on the thread in a current-thread runtime's
+    /// `block_on`), as Tokio's hook of this name does. Not run by blocking
+    /// threads.
+    pub fn on_thread_park<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.thread_hooks.park = Some(Arc::new(f));
+        self
+    }
+
+    /// Runs `f` on a worker thread each time it wakes from sleep with work
+    /// to do: the counterpart of [`on_thread_park`](Builder::on_thread_park).
+    pub fn on_thread_unpark<F>(&mut self, f: F) -> &mut Builder
+    where
+        F: Fn() + Send + Sync + 'static,
+    {
+        self.thread_hooks.unpark = Some(Arc::new(f));
+        self
+    }
+
+    /// Names the runtime: [`Handle::name`](super::Handle::name) returns
+    /// it. (The threads' names are set by
+    /// [`thread_name`](Builder::thread_name).)
+    ///
+    /// # Panics
+    ///
+    /// If `name` is empty or only whitespace, as in Tokio.
+    #[track_caller]
+    pub fn name(&mut self, name: impl Into<String>) -> &mut Builder {
+        let name = name.into();
+        assert!(
+            !name.trim().is_empty(),
+            "a runtime's name must not be empty"
+        );
+        self.name = Some(name);
+        self
+    }
+
+    /// The most I/O events a worker takes from the driver per turn (Tokio's
+    /// default is 1024). Accepted for Tokio compatibility; ours always asks
+    /// the driver for up to its own fixed batch.
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is 0.
+    #[track_caller]
+    pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Builder {
+        assert!(capacity > 0, "max_io_events_per_tick must be at least 1");
+        self
+    }
+
     /// The stack size of worker threads, in bytes (the default is Rust's, 2 MiB).
     pub fn thread_stack_size(&mut self, bytes: usize) -> &mut Builder {
         self.thread_stack_size = Some(bytes);
@@ -371,6 +455,8 @@ impl Builder {
             trace_capacity: self.trace_capacity,
             thread_hooks: self.thread_hooks.clone(),
             thread_name_fn: self.thread_name_fn.clone(),
+            runtime_id: super::Id::next(),
+            name: self.name.clone(),
         };
         let blocking = crate::blocking::Spawner::new(crate::blocking::Config {
             max_threads: self.max_blocking_threads,
@@ -433,6 +519,38 @@ impl super::Handle {
         } else {
             RuntimeFlavor::MultiThread
         }
+    }
+
+    /// This runtime's [`Id`](super::Id): unique among the runtimes this
+    /// process has built.
+    pub fn id(&self) -> super::Id {
+        self.inner.config.runtime_id
+    }
+
+    /// The name given by [`Builder::name`], if any.
+    pub fn name(&self) -> Option<&str> {
+        self.inner.config.name.as_deref()
+    }
+}
+
+/// A runtime's identity ([`Handle::id`](super::Handle::id)): unique among
+/// the runtimes of this process, never reused. Opaque, as in Tokio: it can
+/// be compared, hashed and printed, not made.
+#[derive(Clone, Copy, Debug, Hash, Eq, PartialEq)]
+pub struct Id(std::num::NonZeroU64);
+
+impl Id {
+    /// The next unused id.
+    fn next() -> Id {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Id(std::num::NonZeroU64::new(n).expect("2^64 runtimes: the counter wrapped"))
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.0.fmt(f)
     }
 }
 

@@ -103,6 +103,12 @@ impl RuntimeMetrics {
         self.handle.stats[worker].parks.get()
     }
 
+    /// Times `worker` parked plus times it woke with work, as Tokio counts
+    /// it: an odd value means the worker is parked now.
+    pub fn worker_park_unpark_count(&self, worker: usize) -> u64 {
+        self.worker_park_count(worker) + self.worker_unpark_count(worker)
+    }
+
     /// Times `worker` was woken to run work.
     pub fn worker_unpark_count(&self, worker: usize) -> u64 {
         self.handle.stats[worker].unparks.get()

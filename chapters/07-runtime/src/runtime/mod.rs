@@ -19,7 +19,7 @@ mod metrics;
 pub use crate::scheduler::trace::{Trace, TraceEvent, TraceKind};
 pub use builder::{
     Builder, DEFAULT_EVENT_INTERVAL, DEFAULT_GLOBAL_QUEUE_INTERVAL, DEFAULT_LONG_POLL_THRESHOLD,
-    DEFAULT_MAX_BLOCKING_THREADS, DEFAULT_THREAD_KEEP_ALIVE, RuntimeFlavor,
+    DEFAULT_MAX_BLOCKING_THREADS, DEFAULT_THREAD_KEEP_ALIVE, Id, RuntimeFlavor,
 };
 pub(crate) use builder::{ThreadHooks, ThreadNameFn};
 pub use metrics::RuntimeMetrics;
@@ -328,6 +328,20 @@ impl fmt::Display for TryCurrentError {
 }
 
 impl std::error::Error for TryCurrentError {}
+
+impl TryCurrentError {
+    /// True: the call was made where no runtime is current (Tokio's other
+    /// case, a thread-local already destroyed, is not told apart here).
+    pub fn is_missing_context(&self) -> bool {
+        true
+    }
+
+    /// False: ours does not tell this case apart (see
+    /// [`is_missing_context`](Self::is_missing_context)).
+    pub fn is_thread_local_destroyed(&self) -> bool {
+        false
+    }
+}
 
 /// A poll that kept its worker longer than the long-poll threshold, as the
 /// detector reports it.

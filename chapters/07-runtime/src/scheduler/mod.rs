@@ -87,6 +87,10 @@ pub(crate) struct Config {
     /// Names threads when set (`Builder::thread_name` or `thread_name_fn`);
     /// otherwise a worker's thread is `rt-worker-N`.
     pub(crate) thread_name_fn: Option<crate::runtime::ThreadNameFn>,
+    /// `Handle::id`.
+    pub(crate) runtime_id: crate::runtime::Id,
+    /// `Builder::name`.
+    pub(crate) name: Option<String>,
 }
 
 /// The driving thread sleeps in the driver (see [`CurrentThread::state`]).

@@ -485,6 +485,8 @@ impl Context {
             .store(true, std::sync::atomic::Ordering::Relaxed);
         let began = self.handle.tracer.as_ref().map(|tracer| tracer.now());
         let _traced = TraceOnDrop(&self.handle, self.index, began);
+        // `Builder::on_thread_park` now, `on_thread_unpark` on the way out.
+        let _unparked = self.handle.config.thread_hooks.parking();
         loop {
             self.parker
                 .borrow()

@@ -26,7 +26,7 @@ use crate::runtime::context;
 use crate::task::coop;
 use std::error::Error;
 use std::fmt;
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll, ready};
@@ -110,8 +110,16 @@ impl Sleep {
         self.done || self.now() >= self.deadline
     }
 
-    /// Moves the deadline (as for the next tick of an interval).
-    pub fn reset(&mut self, deadline: Instant) {
+    /// Moves the deadline, whether or not the sleep has completed: it is
+    /// pending again until `deadline` (as for the next tick of an interval).
+    /// Takes `Pin<&mut Self>` as Tokio's does (a pinned `sleep` in a
+    /// `select!` loop: `sleep.as_mut().reset(deadline)`); ours is `Unpin`,
+    /// so `Pin::new(&mut sleep)` works too.
+    pub fn reset(self: Pin<&mut Self>, deadline: Instant) {
+        self.get_mut().reset_to(deadline);
+    }
+
+    fn reset_to(&mut self, deadline: Instant) {
         self.cancel();
         self.deadline = deadline;
         self.done = false;
@@ -203,10 +211,10 @@ impl fmt::Debug for Sleep {
 ///
 /// If called outside a runtime; when polled after its runtime shut down.
 #[track_caller]
-pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
+pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoFuture> {
     let driver = current_driver("timeout");
     Timeout {
-        future: Box::pin(future),
+        future: Box::pin(future.into_future()),
         sleep: Sleep::new(deadline_after(&driver, duration), driver),
     }
 }
@@ -218,18 +226,53 @@ pub fn timeout<F: Future>(duration: Duration, future: F) -> Timeout<F> {
 ///
 /// If called outside a runtime; when polled after its runtime shut down.
 #[track_caller]
-pub fn timeout_at<F: Future>(deadline: Instant, future: F) -> Timeout<F> {
+pub fn timeout_at<F: IntoFuture>(deadline: Instant, future: F) -> Timeout<F::IntoFuture> {
     Timeout {
-        future: Box::pin(future),
+        future: Box::pin(future.into_future()),
         sleep: Sleep::new(deadline, current_driver("timeout_at")),
     }
 }
 
-/// The future of [`timeout`].
+/// The future of [`timeout`]. Ours keeps the inner future in a `Box`, so
+/// a `Timeout` is `Unpin` whatever it wraps.
 #[must_use = "a Timeout does nothing unless awaited"]
 pub struct Timeout<F> {
     future: Pin<Box<F>>,
     sleep: Sleep,
+}
+
+impl<F> Timeout<F> {
+    /// The future it runs.
+    pub fn get_ref(&self) -> &F {
+        &self.future
+    }
+
+    /// The future it runs, mutably. Ours needs `F: Unpin` for this (the
+    /// future is pinned in its box); Tokio's does not.
+    pub fn get_mut(&mut self) -> &mut F
+    where
+        F: Unpin,
+    {
+        self.future.as_mut().get_mut()
+    }
+
+    /// The future it runs, without the time limit. Ours needs `F: Unpin`
+    /// (the future is pinned in its box); Tokio's does not.
+    pub fn into_inner(self) -> F
+    where
+        F: Unpin,
+    {
+        *Pin::into_inner(self.future)
+    }
+}
+
+impl<F: fmt::Debug> fmt::Debug for Timeout<F> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Timeout")
+            .field("value", &self.future)
+            .field("delay", &self.sleep)
+            .finish()
+    }
 }
 
 /// The time limit of a [`timeout`] passed.
@@ -243,6 +286,15 @@ impl fmt::Display for Elapsed {
 }
 
 impl Error for Elapsed {}
+
+/// A time limit that passed, as an I/O error of kind
+/// [`TimedOut`](std::io::ErrorKind::TimedOut), so that `?` can turn one
+/// into the other in a function returning `io::Result`.
+impl From<Elapsed> for std::io::Error {
+    fn from(_elapsed: Elapsed) -> std::io::Error {
+        std::io::ErrorKind::TimedOut.into()
+    }
+}
 
 impl<F: Future> Future for Timeout<F> {
     type Output = Result<F::Output, Elapsed>;
@@ -372,7 +424,7 @@ impl Interval {
                 .checked_add(self.period)
                 .unwrap_or_else(|| now + FAR_FUTURE)
         };
-        self.sleep.reset(next);
+        self.sleep.reset_to(next);
         Poll::Ready(scheduled)
     }
     // ANCHOR_END: poll_tick
@@ -402,7 +454,7 @@ impl Interval {
 
     /// Restarts the schedule: the next tick is at `deadline`.
     pub fn reset_at(&mut self, deadline: Instant) {
-        self.sleep.reset(deadline);
+        self.sleep.reset_to(deadline);
     }
 
     /// What it does with missed ticks.

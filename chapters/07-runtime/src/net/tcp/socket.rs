@@ -104,6 +104,26 @@ impl TcpSocket {
         self.inner.set_keepalive(keepalive)
     }
 
+    /// Whether `SO_KEEPALIVE` is set.
+    pub fn keepalive(&self) -> io::Result<bool> {
+        self.inner.keepalive()
+    }
+
+    /// `SO_LINGER`: see [`TcpStream::set_linger`].
+    pub fn set_linger(&self, dur: Option<std::time::Duration>) -> io::Result<()> {
+        self.inner.set_linger(dur)
+    }
+
+    /// `SO_LINGER` with a zero timeout: closing sends a reset.
+    pub fn set_zero_linger(&self) -> io::Result<()> {
+        self.inner.set_linger(Some(std::time::Duration::ZERO))
+    }
+
+    /// The current `SO_LINGER`.
+    pub fn linger(&self) -> io::Result<Option<std::time::Duration>> {
+        self.inner.linger()
+    }
+
     /// `TCP_NODELAY`: turn Nagle's algorithm off (true) or on.
     pub fn set_nodelay(&self, nodelay: bool) -> io::Result<()> {
         self.inner.set_tcp_nodelay(nodelay)
@@ -157,6 +177,18 @@ impl TcpSocket {
         TcpListener::from_mio(mio::net::TcpListener::from_std(listener))
     }
     // ANCHOR_END: connect
+}
+
+impl std::os::fd::AsRawFd for TcpSocket {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.inner.as_raw_fd()
+    }
+}
+
+impl std::os::fd::AsFd for TcpSocket {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.inner.as_fd()
+    }
 }
 
 impl fmt::Debug for TcpSocket {
