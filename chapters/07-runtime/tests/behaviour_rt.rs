@@ -23,6 +23,8 @@ mod behaviour;
 
 // Tests of Tokio APIs that rt gained after the suite was written (each
 // file's header names the API); every entry file compiles them now.
+#[path = "behaviour/pending_io_api.rs"]
+mod pending_io_api;
 #[path = "behaviour/pending_local.rs"]
 mod pending_local;
 #[path = "behaviour/pending_mpsc.rs"]

@@ -412,6 +412,7 @@ impl TcpStream {
     /// (RST) and drop unsent data; Tokio deprecates that use in favour of
     /// [`set_zero_linger`](Self::set_zero_linger), since a close that
     /// blocks has no place in async code.
+    #[deprecated = "`SO_LINGER` with a timeout blocks the thread that closes the socket; use `set_zero_linger`"]
     pub fn set_linger(&self, dur: Option<std::time::Duration>) -> io::Result<()> {
         socket2::SockRef::from(&self.io).set_linger(dur)
     }
@@ -419,7 +420,7 @@ impl TcpStream {
     /// Makes closing the stream abort the connection with a reset (RST),
     /// dropping unsent data: `SO_LINGER` with a zero timeout.
     pub fn set_zero_linger(&self) -> io::Result<()> {
-        self.set_linger(Some(std::time::Duration::ZERO))
+        socket2::SockRef::from(&self.io).set_linger(Some(std::time::Duration::ZERO))
     }
 
     /// Nagle's algorithm is off (true) or on.

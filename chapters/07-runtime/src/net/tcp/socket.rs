@@ -110,6 +110,7 @@ impl TcpSocket {
     }
 
     /// `SO_LINGER`: see [`TcpStream::set_linger`].
+    #[deprecated = "`SO_LINGER` with a timeout blocks the thread that closes the socket; use `set_zero_linger`"]
     pub fn set_linger(&self, dur: Option<std::time::Duration>) -> io::Result<()> {
         self.inner.set_linger(dur)
     }
