@@ -31,9 +31,9 @@
 //!
 //! | option | values | default |
 //! | --- | --- | --- |
-//! | `flavor` | `"multi_thread"`, `"current_thread"` | `main`: `multi_thread`; `test`: `current_thread` |
+//! | `flavor` | `"multi_thread"`, `"current_thread"`, `"local"` (a `LocalRuntime`: `spawn_local` works in the body) | `main`: `multi_thread`; `test`: `current_thread` |
 //! | `worker_threads` | an integer above 0, only with `multi_thread` | one per CPU |
-//! | `start_paused` | `true` or `false`, only with `current_thread` | `false` |
+//! | `start_paused` | `true` or `false`, not with `multi_thread` | `false` |
 //! | `name` | a string: the runtime's [`Handle::name`](../rt/runtime/struct.Handle.html#method.name) | none |
 //! | `crate` | a path, as a string: `crate = "my_rt"` | `::rt` |
 //!
@@ -61,8 +61,9 @@ use syn::{Expr, ExprLit, ItemFn, Lit, Meta, Token};
 /// }
 /// ```
 ///
-/// Options: `flavor = "multi_thread" | "current_thread"`, `worker_threads =
-/// N` (multi_thread only), `start_paused = true` (current_thread only),
+/// Options: `flavor = "multi_thread" | "current_thread" | "local"`,
+/// `worker_threads = N` (multi_thread only), `start_paused = true` (not
+/// with multi_thread),
 /// `name = "..."`, `crate = "path"`.
 #[proc_macro_attribute]
 pub fn main(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -105,6 +106,9 @@ impl Kind {
 enum Flavor {
     MultiThread,
     CurrentThread,
+    /// A current-thread runtime that also runs `spawn_local` tasks
+    /// (`LocalRuntime`).
+    Local,
 }
 
 /// The parsed options, each with the span of where it was written (for
@@ -175,12 +179,13 @@ fn parse_options(kind: Kind, args: TokenStream2) -> syn::Result<Options> {
                 let flavor = match string_literal(&pair.value, "flavor")?.as_str() {
                     "multi_thread" => Flavor::MultiThread,
                     "current_thread" => Flavor::CurrentThread,
+                    "local" => Flavor::Local,
                     other => {
                         return Err(syn::Error::new_spanned(
                             &pair.value,
                             format!(
                                 "unknown runtime flavor `{other}`; the flavors are \
-                                 `multi_thread` and `current_thread`"
+                                 `multi_thread`, `current_thread` and `local`"
                             ),
                         ));
                     }
@@ -267,7 +272,9 @@ fn parse_options(kind: Kind, args: TokenStream2) -> syn::Result<Options> {
     // Tokio's rules: each of these options belongs to one flavor.
     let flavor = options.flavor.map(|(flavor, _)| flavor);
     let flavor = flavor.unwrap_or(default_flavor(kind));
-    if let (Flavor::CurrentThread, Some((_, span))) = (flavor, options.worker_threads) {
+    if let (Flavor::CurrentThread | Flavor::Local, Some((_, span))) =
+        (flavor, options.worker_threads)
+    {
         return Err(syn::Error::new(
             span,
             format!(
@@ -344,7 +351,13 @@ fn rewrite(kind: Kind, options: &Options, function: &ItemFn) -> syn::Result<Toke
     let flavor = options.flavor.map_or(default_flavor(kind), |(f, _)| f);
     let mut builder = match flavor {
         Flavor::MultiThread => quote!(#rt::runtime::Builder::new_multi_thread()),
-        Flavor::CurrentThread => quote!(#rt::runtime::Builder::new_current_thread()),
+        Flavor::CurrentThread | Flavor::Local => {
+            quote!(#rt::runtime::Builder::new_current_thread())
+        }
+    };
+    let build = match flavor {
+        Flavor::Local => quote!(build_local(::core::default::Default::default())),
+        Flavor::MultiThread | Flavor::CurrentThread => quote!(build()),
     };
     if let Some((n, _)) = options.worker_threads {
         builder = quote!(#builder.worker_threads(#n));
@@ -368,7 +381,7 @@ fn rewrite(kind: Kind, options: &Options, function: &ItemFn) -> syn::Result<Toke
         {
             return #builder
                 .enable_all()
-                .build()
+                .#build
                 .expect("Failed building the Runtime")
                 .block_on(body);
         }

@@ -425,6 +425,11 @@ impl Builder {
         self
     }
 
+    /// `new_current_thread` made this builder.
+    pub(crate) fn is_current_thread(&self) -> bool {
+        self.current_thread
+    }
+
     /// Starts the worker threads.
     pub fn build(&mut self) -> io::Result<Runtime> {
         if self.start_paused && !self.current_thread {

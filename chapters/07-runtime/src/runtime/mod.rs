@@ -14,6 +14,7 @@
 pub(crate) mod block_on;
 mod builder;
 pub(crate) mod context;
+mod local_runtime;
 mod metrics;
 
 pub use crate::scheduler::trace::{Trace, TraceEvent, TraceKind};
@@ -22,6 +23,7 @@ pub use builder::{
     DEFAULT_MAX_BLOCKING_THREADS, DEFAULT_THREAD_KEEP_ALIVE, Id, RuntimeFlavor,
 };
 pub(crate) use builder::{ThreadHooks, ThreadNameFn};
+pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
 pub use metrics::{MetricsSnapshot, TaskPolls, WorkerSnapshot};
 
@@ -295,6 +297,7 @@ impl Handle {
     pub fn enter(&self) -> EnterGuard {
         EnterGuard {
             _guard: context::set_current(self.inner.clone()),
+            _local: None,
         }
     }
 
@@ -382,6 +385,9 @@ pub type LongPollHook = std::sync::Arc<dyn Fn(&LongPoll) + Send + Sync>;
 
 /// Returned by [`Handle::enter`].
 pub struct EnterGuard {
+    /// A [`LocalRuntime`]'s set, entered too (dropped first: fields drop
+    /// in order).
+    pub(super) _local: Option<crate::task::LocalEnterGuard>,
     _guard: context::SetCurrentGuard,
 }
 

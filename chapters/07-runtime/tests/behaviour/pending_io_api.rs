@@ -432,3 +432,52 @@ fn try_current_outside_a_runtime_says_the_context_is_missing() {
     assert!(error.is_missing_context());
     assert!(!error.is_thread_local_destroyed());
 }
+
+#[test]
+fn a_local_runtime_runs_tasks_that_are_not_send() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    limit("LocalRuntime", || {
+        let runtime = rt::runtime::LocalRuntime::new().unwrap();
+        let log = Rc::new(RefCell::new(Vec::new()));
+        // Spawned before block_on: it runs once block_on runs.
+        let early = {
+            let log = log.clone();
+            runtime.spawn_local(async move { log.borrow_mut().push("early") })
+        };
+        // Under `enter`, the free function reaches the runtime's set too.
+        let entered = {
+            let _guard = runtime.enter();
+            let log = log.clone();
+            rt::task::spawn_local(async move { log.borrow_mut().push("entered") })
+        };
+        let sent = runtime.handle().spawn(async { 40 + 2 });
+        let total = runtime.block_on(async {
+            early.await.unwrap();
+            entered.await.unwrap();
+            // An Rc held across an .await, in a task spawned from inside.
+            let held = log.clone();
+            let inner = rt::task::spawn_local(async move {
+                rt::task::yield_now().await;
+                held.borrow_mut().push("inside");
+                held.borrow().len()
+            });
+            inner.await.unwrap() + sent.await.unwrap()
+        });
+        assert_eq!(total, 3 + 42);
+        assert_eq!(*log.borrow(), ["early", "entered", "inside"]);
+        let blocking = runtime.block_on(runtime.spawn_blocking(|| 7)).unwrap();
+        assert_eq!(blocking, 7);
+        runtime.shutdown_timeout(Duration::from_secs(5));
+    });
+}
+
+#[crate::rt::test(flavor = "local")]
+async fn the_local_flavor_lets_a_test_spawn_local() {
+    let counter = std::rc::Rc::new(std::cell::Cell::new(1));
+    let inner = counter.clone();
+    rt::task::spawn_local(async move { inner.set(inner.get() * 5) })
+        .await
+        .unwrap();
+    assert_eq!(counter.get(), 5);
+}
