@@ -8,7 +8,9 @@
 //! * `registration`: a socket's handle on the driver, and the
 //!   ready/try/clear loop every operation runs;
 //! * [`Interest`] and [`Ready`]: the public names for what `ready()` waits
-//!   for and what it saw (Tokio's `tokio::io::{Interest, Ready}`).
+//!   for and what it saw (Tokio's `tokio::io::{Interest, Ready}`);
+//! * [`unix::AsyncFd`] (`async_fd.rs`): the same readiness for any
+//!   non-blocking descriptor the caller owns (a pipe, an eventfd).
 //!
 //! What a program calls, under Tokio's names (`tokio::io::…` becomes
 //! `rt::io::…`):
@@ -57,6 +59,7 @@ pub(crate) mod registration;
 pub(crate) mod scheduled_io;
 pub(crate) mod timerfd;
 
+mod async_fd;
 mod buf_read_ext;
 mod buf_stream;
 mod copy;
@@ -72,6 +75,16 @@ mod write_ext;
 
 pub use interest::Interest;
 pub use ready::Ready;
+
+/// Any non-blocking file descriptor on the driver, at Tokio's path
+/// (`tokio::io::unix::AsyncFd`): see `async_fd.rs`.
+pub mod unix {
+    #[allow(deprecated)]
+    pub use super::async_fd::AsyncFdTryNewError;
+    pub use super::async_fd::{
+        AsyncFd, AsyncFdReadyGuard, AsyncFdReadyMutGuard, AsyncFdRegisterError, TryIoError,
+    };
+}
 
 pub use futures::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
 /// std's error types, at Tokio's paths (`rt::io::Result<()>`, as a Tokio

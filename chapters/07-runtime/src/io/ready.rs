@@ -69,6 +69,22 @@ impl Ready {
         self.0 & ERROR != 0
     }
 
+    /// The driver's bits for these states (for `AsyncFd`'s
+    /// `clear_ready_matching`).
+    pub(crate) fn to_driver(self) -> scheduled_io::Ready {
+        let pairs = [
+            (Ready::READABLE, scheduled_io::Ready::READABLE),
+            (Ready::WRITABLE, scheduled_io::Ready::WRITABLE),
+            (Ready::READ_CLOSED, scheduled_io::Ready::READ_CLOSED),
+            (Ready::WRITE_CLOSED, scheduled_io::Ready::WRITE_CLOSED),
+            (Ready::ERROR, scheduled_io::Ready::ERROR),
+        ];
+        pairs
+            .into_iter()
+            .filter(|(public, _)| self.0 & public.0 != 0)
+            .fold(scheduled_io::Ready::EMPTY, |all, (_, driver)| all | driver)
+    }
+
     /// The public view of the driver's readiness bits.
     pub(crate) fn from_driver(ready: scheduled_io::Ready) -> Ready {
         let pairs = [

@@ -227,6 +227,26 @@ impl Registration {
     }
     // ANCHOR_END: try_io
 
+    /// The readiness `direction` has now, if any, with its tick (for
+    /// `AsyncFd`'s guards, which clear it later).
+    pub(crate) fn ready_event(&self, direction: Direction) -> Option<ReadyEvent> {
+        self.io.ready_in(direction)
+    }
+
+    /// Clears the readiness of `event`, unless a newer edge arrived.
+    pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
+        self.io.clear_readiness(event);
+    }
+
+    /// The error of a runtime that has shut down, if it has.
+    pub(crate) fn check_shutdown(&self) -> io::Result<()> {
+        if self.io.is_shutdown() {
+            Err(driver::shut_down_error())
+        } else {
+            Ok(())
+        }
+    }
+
     /// Deregisters `source`; called by the socket's drop, before it closes.
     pub(crate) fn deregister(&self, source: &mut impl mio::event::Source) -> io::Result<()> {
         self.driver.io.deregister(source, self.token)

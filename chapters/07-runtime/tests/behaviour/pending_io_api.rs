@@ -481,3 +481,73 @@ async fn the_local_flavor_lets_a_test_spawn_local() {
         .unwrap();
     assert_eq!(counter.get(), 5);
 }
+
+#[test]
+fn async_fd_waits_for_a_descriptor_the_runtime_does_not_own() {
+    use rt::io::unix::AsyncFd;
+    use std::io::{Read, Write};
+    use std::os::unix::net::UnixStream as StdUnix;
+    limit("AsyncFd", || {
+        shim::runtime().block_on(async {
+            let (ours, mut theirs) = StdUnix::pair().unwrap();
+            ours.set_nonblocking(true).unwrap();
+            // SAFETY: `ours` owns its descriptor, which stays open until
+            // `into_inner` hands it back below.
+            let fd = unsafe { AsyncFd::register(ours) }.unwrap();
+            // Writable at once; nothing to read yet.
+            let guard = fd.writable().await.unwrap();
+            assert!(guard.ready().is_writable());
+            drop(guard);
+            let quiet = rt::time::timeout(Duration::from_millis(20), fd.readable()).await;
+            assert!(quiet.is_err(), "readable with nothing sent");
+
+            theirs.write_all(b"one").unwrap();
+            let mut buf = [0u8; 8];
+            let n = loop {
+                let mut guard = fd.readable().await.unwrap();
+                match guard.try_io(|inner| inner.get_ref().read(&mut buf)) {
+                    Ok(result) => break result.unwrap(),
+                    Err(_would_block) => continue,
+                }
+            };
+            assert_eq!(&buf[..n], b"one");
+            // Drained: the next attempt says WouldBlock and clears the
+            // readiness, so waiting waits again.
+            let mut guard = fd.readable().await.unwrap();
+            assert!(
+                guard
+                    .try_io(|inner| inner.get_ref().read(&mut buf))
+                    .is_err()
+            );
+            let quiet = rt::time::timeout(Duration::from_millis(20), fd.readable()).await;
+            assert!(quiet.is_err(), "readable again after WouldBlock cleared it");
+
+            theirs.write_all(b"two").unwrap();
+            let n = fd
+                .async_io(rt::io::Interest::READABLE, |inner| (&*inner).read(&mut buf))
+                .await
+                .unwrap();
+            assert_eq!(&buf[..n], b"two");
+
+            // Handed back, deregistered, still a working socket.
+            let mut ours = fd.into_inner();
+            theirs.write_all(b"3").unwrap();
+            ours.set_nonblocking(false).unwrap();
+            let n = ours.read(&mut buf).unwrap();
+            assert_eq!(&buf[..n], b"3");
+
+            // epoll refuses a regular file: the error, and the file back.
+            let path = std::env::temp_dir().join(format!(
+                "rt-async-fd-{}-{}",
+                std::process::id(),
+                shim::NAME
+            ));
+            let file = std::fs::File::create(&path).unwrap();
+            // SAFETY: `file` owns its descriptor; it comes back in the error.
+            let refused = unsafe { AsyncFd::register(file) }.unwrap_err();
+            let (_file, error) = refused.into_parts();
+            assert_eq!(error.raw_os_error(), Some(libc::EPERM));
+            std::fs::remove_file(&path).unwrap();
+        });
+    });
+}

@@ -1,0 +1,562 @@
+//! [`AsyncFd`]: any non-blocking file descriptor on the runtime's I/O
+//! driver, with Tokio's names (`tokio::io::unix::AsyncFd`).
+//!
+//! Every socket type in `net/` is a mio socket plus a `Registration`. An
+//! `AsyncFd` is the same registration around a descriptor the runtime knows
+//! nothing about (a pipe, an eventfd, a device, a socket made by another
+//! library), so a program can wait for it to be readable or writable and do
+//! the system call itself. The protocol is the driver's own, made visible:
+//!
+//! ```text
+//! loop {
+//!     let mut guard = fd.readable().await?;       // readiness seen
+//!     match guard.try_io(|inner| read(inner)) {    // the caller's system call
+//!         Ok(result) => return result,
+//!         Err(_would_block) => continue,           // readiness cleared: wait again
+//!     }
+//! }
+//! ```
+//!
+//! The guard remembers which readiness (and which tick) it saw, so that
+//! clearing it does not erase a newer event that arrived meanwhile. The
+//! descriptor must be non-blocking, and must stay the same for as long as
+//! the `AsyncFd` owns it; it is deregistered before the inner value is
+//! dropped or handed back.
+//!
+//! Book: Chapter 7, "The I/O driver".
+
+use super::registration::Registration;
+use super::scheduled_io::{Direction, ReadyEvent};
+use super::{Interest, Ready};
+use std::error::Error;
+use std::fmt;
+use std::io;
+use std::os::fd::AsRawFd;
+use std::task::{Context, Poll, ready};
+
+/// A non-blocking file descriptor registered with the runtime's driver; see
+/// the module documentation.
+pub struct AsyncFd<T: AsRawFd> {
+    /// `None` only once `into_inner` has taken it.
+    inner: Option<T>,
+    registration: Registration,
+    interest: Interest,
+}
+
+/// What [`AsyncFd::readable`] and the others return: the readiness seen.
+/// Call [`clear_ready`](Self::clear_ready) (or let
+/// [`try_io`](Self::try_io) do it) when the descriptor says `WouldBlock`,
+/// or the next wait returns at once.
+#[must_use = "the readiness is cleared only by clear_ready or try_io"]
+pub struct AsyncFdReadyGuard<'a, T: AsRawFd> {
+    async_fd: &'a AsyncFd<T>,
+    events: [Option<ReadyEvent>; 2],
+}
+
+/// The guard of [`AsyncFd::readable_mut`] and the others: as
+/// [`AsyncFdReadyGuard`], with mutable access to the inner value.
+#[must_use = "the readiness is cleared only by clear_ready or try_io"]
+pub struct AsyncFdReadyMutGuard<'a, T: AsRawFd> {
+    async_fd: &'a mut AsyncFd<T>,
+    events: [Option<ReadyEvent>; 2],
+}
+
+/// The closure given to a guard's `try_io` said `WouldBlock`; the readiness
+/// has been cleared, so wait again.
+#[derive(Debug)]
+pub struct TryIoError(());
+
+/// [`AsyncFd::register`] failed: the error, and the inner value handed
+/// back.
+pub struct AsyncFdRegisterError<T> {
+    inner: T,
+    cause: io::Error,
+}
+
+/// The old name of [`AsyncFdRegisterError`], kept as Tokio keeps it.
+#[deprecated(note = "use `AsyncFdRegisterError` instead")]
+pub type AsyncFdTryNewError<T> = AsyncFdRegisterError<T>;
+
+impl<T> AsyncFdRegisterError<T> {
+    /// The inner value and the error.
+    pub fn into_parts(self) -> (T, io::Error) {
+        (self.inner, self.cause)
+    }
+}
+
+/// The driver's interest for a public one.
+fn mio_interest(interest: Interest) -> mio::Interest {
+    match (interest.is_readable(), interest.is_writable()) {
+        (true, true) => mio::Interest::READABLE | mio::Interest::WRITABLE,
+        (false, true) => mio::Interest::WRITABLE,
+        _ => mio::Interest::READABLE,
+    }
+}
+
+impl<T: AsRawFd> AsyncFd<T> {
+    /// Registers `inner`'s descriptor for reading and writing, handing
+    /// `inner` back with the error on failure (outside a runtime, or a
+    /// descriptor epoll refuses: a regular file gets `EPERM`).
+    ///
+    /// # Safety
+    ///
+    /// As Tokio's (since 1.54): `inner.as_raw_fd()` must be an open
+    /// descriptor that stays open, and refers to the same open file, for as
+    /// long as the `AsyncFd` owns `inner`, and must return the same number
+    /// every time. Nothing here is unsafe to *run*; the contract is about
+    /// I/O safety: were the descriptor closed and its number reused, the
+    /// driver would watch (and finally deregister) somebody else's file.
+    #[track_caller]
+    pub unsafe fn register(inner: T) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
+        // SAFETY: the caller upholds `register_with_interest`'s contract,
+        // which is this function's.
+        unsafe { AsyncFd::register_with_interest(inner, Interest::READABLE | Interest::WRITABLE) }
+    }
+
+    /// [`register`](Self::register) for `interest` only.
+    ///
+    /// # Safety
+    ///
+    /// As for [`register`](Self::register).
+    #[track_caller]
+    pub unsafe fn register_with_interest(
+        inner: T,
+        interest: Interest,
+    ) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
+        let fd = inner.as_raw_fd();
+        match Registration::new(&mut mio::unix::SourceFd(&fd), mio_interest(interest)) {
+            Ok(registration) => Ok(AsyncFd {
+                inner: Some(inner),
+                registration,
+                interest,
+            }),
+            Err(cause) => Err(AsyncFdRegisterError { inner, cause }),
+        }
+    }
+
+    /// [`register`](Self::register) without `unsafe`, deprecated in Tokio
+    /// 1.54 for the reason `register` gives.
+    #[deprecated(note = "does not state its I/O-safety contract; use `AsyncFd::register`")]
+    #[track_caller]
+    pub fn new(inner: T) -> io::Result<AsyncFd<T>> {
+        // SAFETY: the deprecated constructors keep Tokio's old contract,
+        // stated only in words; the caller keeps the descriptor open.
+        unsafe { Ok(AsyncFd::register(inner)?) }
+    }
+
+    /// [`register_with_interest`](Self::register_with_interest) without
+    /// `unsafe`; deprecated as [`new`](Self::new) is.
+    #[deprecated(
+        note = "does not state its I/O-safety contract; use `AsyncFd::register_with_interest`"
+    )]
+    #[track_caller]
+    pub fn with_interest(inner: T, interest: Interest) -> io::Result<AsyncFd<T>> {
+        // SAFETY: as in `new`.
+        unsafe { Ok(AsyncFd::register_with_interest(inner, interest)?) }
+    }
+
+    /// [`register`](Self::register) without `unsafe`; deprecated as
+    /// [`new`](Self::new) is.
+    #[deprecated(note = "does not state its I/O-safety contract; use `AsyncFd::register`")]
+    #[track_caller]
+    pub fn try_new(inner: T) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
+        // SAFETY: as in `new`.
+        unsafe { AsyncFd::register(inner) }
+    }
+
+    /// [`register_with_interest`](Self::register_with_interest) without
+    /// `unsafe`; deprecated as [`new`](Self::new) is.
+    #[deprecated(
+        note = "does not state its I/O-safety contract; use `AsyncFd::register_with_interest`"
+    )]
+    #[track_caller]
+    pub fn try_with_interest(
+        inner: T,
+        interest: Interest,
+    ) -> Result<AsyncFd<T>, AsyncFdRegisterError<T>> {
+        // SAFETY: as in `new`.
+        unsafe { AsyncFd::register_with_interest(inner, interest) }
+    }
+
+    /// The inner value.
+    pub fn get_ref(&self) -> &T {
+        self.inner.as_ref().expect("present until into_inner")
+    }
+
+    /// The inner value, mutably (its descriptor must not change).
+    pub fn get_mut(&mut self) -> &mut T {
+        self.inner.as_mut().expect("present until into_inner")
+    }
+
+    /// The interest it was registered with.
+    pub fn interest(&self) -> Interest {
+        self.interest
+    }
+
+    /// Deregisters the descriptor and hands the inner value back.
+    pub fn into_inner(mut self) -> T {
+        self.deregister();
+        self.inner.take().expect("present until into_inner")
+    }
+
+    fn deregister(&mut self) {
+        if let Some(inner) = &self.inner {
+            let fd = inner.as_raw_fd();
+            let _ = self.registration.deregister(&mut mio::unix::SourceFd(&fd));
+        }
+    }
+
+    /// Polls for read readiness (one waker slot: the last caller's).
+    pub fn poll_read_ready<'a>(
+        &'a self,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<AsyncFdReadyGuard<'a, T>>> {
+        let event = ready!(self.registration.poll_ready(cx, Direction::Read))?;
+        Poll::Ready(Ok(AsyncFdReadyGuard {
+            async_fd: self,
+            events: [Some(event), None],
+        }))
+    }
+
+    /// Polls for write readiness (one waker slot: the last caller's).
+    pub fn poll_write_ready<'a>(
+        &'a self,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<AsyncFdReadyGuard<'a, T>>> {
+        let event = ready!(self.registration.poll_ready(cx, Direction::Write))?;
+        Poll::Ready(Ok(AsyncFdReadyGuard {
+            async_fd: self,
+            events: [Some(event), None],
+        }))
+    }
+
+    /// [`poll_read_ready`](Self::poll_read_ready) with a mutable guard.
+    pub fn poll_read_ready_mut<'a>(
+        &'a mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<AsyncFdReadyMutGuard<'a, T>>> {
+        let event = ready!(self.registration.poll_ready(cx, Direction::Read))?;
+        Poll::Ready(Ok(AsyncFdReadyMutGuard {
+            async_fd: self,
+            events: [Some(event), None],
+        }))
+    }
+
+    /// [`poll_write_ready`](Self::poll_write_ready) with a mutable guard.
+    pub fn poll_write_ready_mut<'a>(
+        &'a mut self,
+        cx: &mut Context<'_>,
+    ) -> Poll<io::Result<AsyncFdReadyMutGuard<'a, T>>> {
+        let event = ready!(self.registration.poll_ready(cx, Direction::Write))?;
+        Poll::Ready(Ok(AsyncFdReadyMutGuard {
+            async_fd: self,
+            events: [Some(event), None],
+        }))
+    }
+
+    /// Waits until any readiness of `interest` is seen; returns it, with
+    /// the ticks a later `clear_ready` needs. Any number of tasks may wait.
+    async fn wait(&self, interest: Interest) -> io::Result<[Option<ReadyEvent>; 2]> {
+        loop {
+            self.registration.ready(interest).await?;
+            self.registration.check_shutdown()?;
+            let mut events = [None, None];
+            for (slot, direction) in events.iter_mut().zip(interest.directions()) {
+                *slot = self.registration.ready_event(direction);
+            }
+            // Cleared by another task between the wake and this look:
+            // wait again.
+            if events.iter().any(Option::is_some) {
+                return Ok(events);
+            }
+        }
+    }
+
+    /// Waits until the descriptor is ready for any of `interest`.
+    ///
+    /// Cancel safety: cancel safe; nothing is consumed by waiting.
+    pub async fn ready(&self, interest: Interest) -> io::Result<AsyncFdReadyGuard<'_, T>> {
+        let events = self.wait(interest).await?;
+        Ok(AsyncFdReadyGuard {
+            async_fd: self,
+            events,
+        })
+    }
+
+    /// [`ready`](Self::ready) with a mutable guard.
+    pub async fn ready_mut(
+        &mut self,
+        interest: Interest,
+    ) -> io::Result<AsyncFdReadyMutGuard<'_, T>> {
+        let events = self.wait(interest).await?;
+        Ok(AsyncFdReadyMutGuard {
+            async_fd: self,
+            events,
+        })
+    }
+
+    /// Waits until the descriptor is readable.
+    pub async fn readable(&self) -> io::Result<AsyncFdReadyGuard<'_, T>> {
+        self.ready(Interest::READABLE).await
+    }
+
+    /// Waits until the descriptor is readable, with a mutable guard.
+    pub async fn readable_mut(&mut self) -> io::Result<AsyncFdReadyMutGuard<'_, T>> {
+        self.ready_mut(Interest::READABLE).await
+    }
+
+    /// Waits until the descriptor is writable.
+    pub async fn writable(&self) -> io::Result<AsyncFdReadyGuard<'_, T>> {
+        self.ready(Interest::WRITABLE).await
+    }
+
+    /// Waits until the descriptor is writable, with a mutable guard.
+    pub async fn writable_mut(&mut self) -> io::Result<AsyncFdReadyMutGuard<'_, T>> {
+        self.ready_mut(Interest::WRITABLE).await
+    }
+
+    /// Waits for `interest`, then runs `f`; on `WouldBlock` clears the
+    /// readiness and waits again, until `f` returns anything else.
+    pub async fn async_io<R>(
+        &self,
+        interest: Interest,
+        mut f: impl FnMut(&T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        loop {
+            let mut guard = self.ready(interest).await?;
+            match guard.try_io(|fd| f(fd.get_ref())) {
+                Ok(result) => return result,
+                Err(TryIoError(())) => continue,
+            }
+        }
+    }
+
+    /// [`async_io`](Self::async_io) with mutable access to the inner value.
+    pub async fn async_io_mut<R>(
+        &mut self,
+        interest: Interest,
+        mut f: impl FnMut(&mut T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        loop {
+            let mut guard = self.ready_mut(interest).await?;
+            match guard.try_io(|fd| f(fd.get_mut())) {
+                Ok(result) => return result,
+                Err(TryIoError(())) => continue,
+            }
+        }
+    }
+
+    /// Runs `f` if the descriptor looks ready for `interest`, clearing that
+    /// readiness if `f` says `WouldBlock`; `WouldBlock` without calling `f`
+    /// if it does not look ready.
+    pub fn try_io<R>(
+        &self,
+        interest: Interest,
+        f: impl FnOnce(&T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let direction = crate::net::tcp::direction_of(interest);
+        self.registration.try_io(direction, || f(self.get_ref()))
+    }
+
+    /// [`try_io`](Self::try_io) with mutable access to the inner value.
+    pub fn try_io_mut<R>(
+        &mut self,
+        interest: Interest,
+        f: impl FnOnce(&mut T) -> io::Result<R>,
+    ) -> io::Result<R> {
+        let direction = crate::net::tcp::direction_of(interest);
+        let AsyncFd {
+            inner,
+            registration,
+            ..
+        } = self;
+        registration.try_io(direction, || {
+            f(inner.as_mut().expect("present until into_inner"))
+        })
+    }
+}
+
+/// What the events of a guard say, in public terms.
+fn seen(events: &[Option<ReadyEvent>; 2]) -> Ready {
+    events.iter().flatten().fold(Ready::EMPTY, |all, event| {
+        all | Ready::from_driver(event.ready)
+    })
+}
+
+/// Clears every event of a guard (only the states in `only`), then forgets
+/// them.
+fn clear(registration: &Registration, events: &mut [Option<ReadyEvent>; 2], only: Ready) {
+    let mask = only.to_driver();
+    for slot in events.iter_mut() {
+        if let Some(mut event) = slot.take() {
+            event.ready = event.ready & mask;
+            registration.clear_readiness(event);
+        }
+    }
+}
+
+/// The methods the two guards share.
+macro_rules! guard_methods {
+    () => {
+        /// Marks the readiness seen as used: the next wait waits for a new
+        /// event from the driver (unless one arrived since this guard was
+        /// made). Call it after the descriptor said `WouldBlock`.
+        pub fn clear_ready(&mut self) {
+            clear(&self.async_fd.registration, &mut self.events, Ready::ALL);
+        }
+
+        /// Clears only the states in `ready` (e.g. `Ready::READABLE` after a
+        /// read said `WouldBlock`, keeping `WRITABLE`).
+        pub fn clear_ready_matching(&mut self, ready: Ready) {
+            clear(&self.async_fd.registration, &mut self.events, ready);
+        }
+
+        /// Keeps the readiness: the next wait returns at once. (Dropping
+        /// the guard does the same.)
+        pub fn retain_ready(&mut self) {
+            self.events = [None, None];
+        }
+
+        /// The readiness this guard saw.
+        pub fn ready(&self) -> Ready {
+            seen(&self.events)
+        }
+    };
+}
+
+impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
+    guard_methods!();
+
+    /// Runs `f`, the caller's non-blocking operation; if it says
+    /// `WouldBlock`, clears the readiness and returns `Err(TryIoError)` so
+    /// the caller waits again. Any other result comes back in `Ok`.
+    pub fn try_io<R>(
+        &mut self,
+        f: impl FnOnce(&'a AsyncFd<T>) -> io::Result<R>,
+    ) -> Result<io::Result<R>, TryIoError> {
+        match f(self.async_fd) {
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                self.clear_ready();
+                Err(TryIoError(()))
+            }
+            result => Ok(result),
+        }
+    }
+
+    /// The `AsyncFd` this guard came from.
+    pub fn get_ref(&self) -> &'a AsyncFd<T> {
+        self.async_fd
+    }
+
+    /// Its inner value.
+    pub fn get_inner(&self) -> &'a T {
+        self.async_fd.get_ref()
+    }
+}
+
+impl<T: AsRawFd> AsyncFdReadyMutGuard<'_, T> {
+    guard_methods!();
+
+    /// [`AsyncFdReadyGuard::try_io`] with mutable access.
+    pub fn try_io<R>(
+        &mut self,
+        f: impl FnOnce(&mut AsyncFd<T>) -> io::Result<R>,
+    ) -> Result<io::Result<R>, TryIoError> {
+        match f(self.async_fd) {
+            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+                self.clear_ready();
+                Err(TryIoError(()))
+            }
+            result => Ok(result),
+        }
+    }
+
+    /// The `AsyncFd` this guard came from.
+    pub fn get_ref(&self) -> &AsyncFd<T> {
+        self.async_fd
+    }
+
+    /// The `AsyncFd` this guard came from, mutably.
+    pub fn get_mut(&mut self) -> &mut AsyncFd<T> {
+        self.async_fd
+    }
+
+    /// Its inner value.
+    pub fn get_inner(&self) -> &T {
+        self.async_fd.get_ref()
+    }
+
+    /// Its inner value, mutably.
+    pub fn get_inner_mut(&mut self) -> &mut T {
+        self.async_fd.get_mut()
+    }
+}
+
+impl<T: AsRawFd> AsRawFd for AsyncFd<T> {
+    fn as_raw_fd(&self) -> std::os::fd::RawFd {
+        self.get_ref().as_raw_fd()
+    }
+}
+
+impl<T: AsRawFd> Drop for AsyncFd<T> {
+    /// Deregisters before the inner value (and its descriptor) goes.
+    fn drop(&mut self) {
+        self.deregister();
+    }
+}
+
+impl<T: AsRawFd + fmt::Debug> fmt::Debug for AsyncFd<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AsyncFd")
+            .field("inner", &self.inner)
+            .finish()
+    }
+}
+
+impl<T: AsRawFd + fmt::Debug> fmt::Debug for AsyncFdReadyGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ReadyGuard")
+            .field("async_fd", self.async_fd)
+            .finish()
+    }
+}
+
+impl<T: AsRawFd + fmt::Debug> fmt::Debug for AsyncFdReadyMutGuard<'_, T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MutReadyGuard")
+            .field("async_fd", &*self.async_fd)
+            .finish()
+    }
+}
+
+impl fmt::Display for TryIoError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("the operation would block; the readiness was cleared")
+    }
+}
+
+impl Error for TryIoError {}
+
+impl<T> fmt::Display for AsyncFdRegisterError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.cause, f)
+    }
+}
+
+impl<T> fmt::Debug for AsyncFdRegisterError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.cause, f)
+    }
+}
+
+impl<T> Error for AsyncFdRegisterError<T> {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        Some(&self.cause)
+    }
+}
+
+impl<T> From<AsyncFdRegisterError<T>> for io::Error {
+    fn from(error: AsyncFdRegisterError<T>) -> io::Error {
+        error.cause
+    }
+}
