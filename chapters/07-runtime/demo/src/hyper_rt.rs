@@ -169,7 +169,7 @@ impl Timer for RtTimer {
     fn reset(&self, sleep: &mut Pin<Box<dyn Sleep>>, new_deadline: Instant) {
         // Move the timer we already have when it is ours; otherwise replace it.
         match sleep.as_mut().downcast_mut_pin::<RtSleep>() {
-            Some(mut ours) => ours.0.reset(new_deadline.into()),
+            Some(mut ours) => Pin::new(&mut ours.0).reset(new_deadline.into()),
             None => *sleep = self.sleep_until(new_deadline),
         }
     }
