@@ -59,8 +59,10 @@
 //! hyper's server over `rt`'s TCP sockets: a GET, a 1 MiB POST echoed back,
 //! two requests on one kept-alive connection, and clients that hang up
 //! halfway. (The chapter's own adapter, `RtIo` in
-//! `chapters/07-runtime/demo/src/hyper_rt.rs`, takes the no-copy way but
-//! trusts the stream's `n`; try on your own first.)
+//! `chapters/07-runtime/demo/src/hyper_rt.rs`, no longer starts from
+//! `AsyncRead`: its stream reads into the cursor's memory as it is, under an
+//! `unsafe trait` that promises to write only what arrives, because zeroing
+//! cost 6 KiB per idle connection. Try yours on your own first.)
 //!
 //! Check: `cargo test -p exercises ch08_hyper_read`. Hint:
 //! `cargo run -p exercises -- hint ch08_hyper_read`.
