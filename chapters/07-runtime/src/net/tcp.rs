@@ -357,14 +357,22 @@ impl TcpStream {
     }
 
     /// [`try_read`](Self::try_read) into the spare capacity of `buf` (a
-    /// `BytesMut`, a `Vec<u8>`), advancing it by what was read. Ours reads
-    /// into a zeroed buffer of up to 64 KiB and copies, since `read` wants
-    /// initialized memory.
+    /// `BytesMut`, a `Vec<u8>`), advancing it by what was read. The bytes go
+    /// straight into `buf`'s uninitialized memory, by the same `recv` as
+    /// [`poll_read_uninit`](Self::poll_read_uninit): nothing is zeroed or
+    /// copied.
     pub fn try_read_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
-        let mut chunk = vec![0u8; buf.remaining_mut().min(64 * 1024)];
-        let n = self.try_read(&mut chunk)?;
-        buf.put_slice(&chunk[..n]);
-        Ok(n)
+        let socket = socket2::SockRef::from(&self.io);
+        self.registration.try_io(Direction::Read, || {
+            // SAFETY: `recv` only writes received (initialized) bytes into
+            // the slice; nothing here writes uninitialized ones.
+            let dst = unsafe { buf.chunk_mut().as_uninit_slice_mut() };
+            let n = socket.recv(dst)?;
+            // SAFETY: `recv` initialized the first `n` bytes of the chunk,
+            // and `n` is at most its length.
+            unsafe { buf.advance_mut(n) };
+            Ok(n)
+        })
     }
 
     /// Runs `f`, a non-blocking operation on the socket (through
