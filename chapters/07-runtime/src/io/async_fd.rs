@@ -25,8 +25,8 @@
 //!
 //! Book: Chapter 7, "The I/O driver".
 
-use super::registration::Registration;
-use super::scheduled_io::{Direction, ReadyEvent};
+use super::driver::registration::Registration;
+use super::driver::scheduled_io::{Direction, ReadyEvent};
 use super::{Interest, Ready};
 use std::error::Error;
 use std::fmt;

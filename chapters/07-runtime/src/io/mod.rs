@@ -1,33 +1,22 @@
-//! Non-blocking I/O on the runtime's driver, and the Tokio-shaped API a
-//! program uses on top of it.
+//! Non-blocking I/O: the runtime's driver, and the Tokio-shaped toolbox a
+//! program uses on top of it. The two live in two folders:
 //!
-//! The driver:
+//! * `driver/`, part of the runtime's core: the `mio::Poll` and its token
+//!   table, each socket's readiness word (`scheduled_io.rs`), a socket's
+//!   registration and the ready/try/clear loop every operation runs
+//!   (`registration.rs`), and the public [`Interest`] and [`Ready`];
+//! * `util/`, the toolbox, which never touches the driver: the extension
+//!   traits [`AsyncReadExt`], [`AsyncWriteExt`], [`AsyncBufReadExt`] and
+//!   [`AsyncSeekExt`] (`read`, `read_exact`, `write_all`, `read_line`,
+//!   `lines().next_line()`…, each a method that returns a small future),
+//!   [`BufStream`], [`copy`], [`copy_buf`], [`copy_bidirectional`],
+//!   [`split`] and [`join`], the in-memory pipes [`duplex`] and
+//!   [`simplex`], and the devices [`empty`], [`sink`], [`repeat`].
 //!
-//! * `scheduled_io`: one socket's readiness word (with its tick) and wakers;
-//! * `driver`: the `mio::Poll`, the token table, one turn of the event loop;
-//! * `registration`: a socket's handle on the driver, and the
-//!   ready/try/clear loop every operation runs;
-//! * [`Interest`] and [`Ready`]: the public names for what `ready()` waits
-//!   for and what it saw (Tokio's `tokio::io::{Interest, Ready}`);
-//! * [`unix::AsyncFd`] (`async_fd.rs`): the same readiness for any
-//!   non-blocking descriptor the caller owns (a pipe, an eventfd).
-//!
-//! What a program calls, under Tokio's names (`tokio::io::…` becomes
-//! `rt::io::…`):
-//!
-//! * the extension traits [`AsyncReadExt`], [`AsyncWriteExt`] and
-//!   [`AsyncBufReadExt`]: `read`, `read_exact`, `read_to_end`, `read_u32`,
-//!   `write_all`, `flush`, `shutdown`, `read_line`, `lines().next_line()`…,
-//!   each an `async`-style method that returns a small future
-//!   (`read_ext.rs`, `write_ext.rs`, `buf_read_ext.rs`, `lines.rs`);
-//! * buffering: [`BufReader`], [`BufWriter`], [`BufStream`];
-//! * plumbing: [`copy`], [`copy_buf`], [`copy_bidirectional`] and
-//!   [`copy_bidirectional_with_sizes`] (`copy.rs`), [`split`] into
-//!   [`ReadHalf`]/[`WriteHalf`] (`split.rs`) and its inverse [`join`]
-//!   (`join.rs`), the in-memory pipes [`duplex`] and [`simplex`]
-//!   (`duplex.rs`), the devices [`empty`], [`sink`],
-//!   [`repeat`] (`devices.rs`), and [`stdin`], [`stdout`], [`stderr`] on the
-//!   blocking pool (`stdio.rs`).
+//! Beside them: [`unix::AsyncFd`] (`async_fd.rs`), the driver's readiness
+//! for any non-blocking descriptor the caller owns (a pipe, an eventfd),
+//! and [`stdin`], [`stdout`], [`stderr`] on the blocking pool
+//! (`stdio.rs`). [`BufReader`] and [`BufWriter`] are `futures::io`'s.
 //!
 //! # The one place rt differs from Tokio
 //!
@@ -53,28 +42,13 @@
 //! Book: Chapter 7, "The I/O driver" and "Sockets" (the extension traits).
 
 pub(crate) mod driver;
-mod interest;
-mod ready;
-pub(crate) mod registration;
-pub(crate) mod scheduled_io;
-pub(crate) mod timerfd;
+pub(crate) mod util;
 
 mod async_fd;
-mod buf_read_ext;
-mod buf_stream;
-mod copy;
-mod devices;
-mod duplex;
-mod join;
-mod lines;
-mod read_ext;
-mod seek_ext;
-mod split;
 mod stdio;
-mod write_ext;
 
-pub use interest::Interest;
-pub use ready::Ready;
+pub use driver::interest::Interest;
+pub use driver::ready::Ready;
 
 /// Any non-blocking file descriptor on the driver, at Tokio's path
 /// (`tokio::io::unix::AsyncFd`): see `async_fd.rs`.
@@ -94,15 +68,15 @@ pub use std::io::{Error, ErrorKind, Result, SeekFrom};
 // constructors and accessors as these; they are reused from `futures::io`.
 pub use futures::io::{BufReader, BufWriter, Chain, Take};
 
-pub use buf_read_ext::AsyncBufReadExt;
-pub use buf_stream::BufStream;
-pub use copy::{copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf};
-pub use devices::{Empty, Repeat, Sink, empty, repeat, sink};
-pub use duplex::{DuplexStream, SimplexStream, duplex, simplex};
-pub use join::{Join, join};
-pub use lines::{Lines, Split};
-pub use read_ext::{AsyncReadExt, ReadBuf, ReadExact, ReadInt};
-pub use seek_ext::AsyncSeekExt;
-pub use split::{ReadHalf, WriteHalf, split};
 pub use stdio::{Stderr, Stdin, Stdout, stderr, stdin, stdout};
-pub use write_ext::{AsyncWriteExt, Shutdown, WriteAllBuf, WriteBuf, WriteInt};
+pub use util::buf_read_ext::AsyncBufReadExt;
+pub use util::buf_stream::BufStream;
+pub use util::copy::{copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf};
+pub use util::devices::{Empty, Repeat, Sink, empty, repeat, sink};
+pub use util::duplex::{DuplexStream, SimplexStream, duplex, simplex};
+pub use util::join::{Join, join};
+pub use util::lines::{Lines, Split};
+pub use util::read_ext::{AsyncReadExt, ReadBuf, ReadExact, ReadInt};
+pub use util::seek_ext::AsyncSeekExt;
+pub use util::split::{ReadHalf, WriteHalf, split};
+pub use util::write_ext::{AsyncWriteExt, Shutdown, WriteAllBuf, WriteBuf, WriteInt};

@@ -5,7 +5,7 @@
 //!
 //! Every type wraps a non-blocking `mio` socket and a registration with the
 //! driver; every operation is the ready/try/clear loop of
-//! `io/registration.rs`. The streams implement `futures::io::AsyncRead` and
+//! `io/driver/registration.rs`. The streams implement `futures::io::AsyncRead` and
 //! `AsyncWrite`, so the `futures::io::{AsyncReadExt, AsyncWriteExt}` helpers
 //! (`read`, `write_all`, `read_to_end`, `close`, `copy`...) work on them;
 //! they also offer Tokio's readiness API (`readable`, `writable`,

@@ -25,8 +25,8 @@ mod split;
 pub use socket::TcpSocket;
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 
-use crate::io::registration::Registration;
-use crate::io::scheduled_io::Direction;
+use crate::io::driver::registration::Registration;
+use crate::io::driver::scheduled_io::Direction;
 use crate::io::{Interest, Ready};
 use futures::io::{AsyncRead, AsyncWrite};
 use std::fmt;

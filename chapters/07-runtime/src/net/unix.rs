@@ -18,8 +18,8 @@ mod split_owned;
 pub use split::{ReadHalf, WriteHalf};
 pub use split_owned::{OwnedReadHalf, OwnedWriteHalf, ReuniteError};
 
-use crate::io::registration::Registration;
-use crate::io::scheduled_io::Direction;
+use crate::io::driver::registration::Registration;
+use crate::io::driver::scheduled_io::Direction;
 use crate::io::{Interest, Ready};
 use futures::io::{AsyncRead, AsyncWrite};
 use std::fmt;

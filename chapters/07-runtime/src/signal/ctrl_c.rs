@@ -14,8 +14,8 @@
 //! Book: Chapter 7, "Sockets and signals".
 
 use super::self_pipe;
-use crate::io::registration::Registration;
-use crate::io::scheduled_io::Direction;
+use crate::io::driver::registration::Registration;
+use crate::io::driver::scheduled_io::Direction;
 use std::io::{self, Read};
 use std::task::{Context, Poll, ready};
 

@@ -23,7 +23,7 @@
 //! Freed nodes are kept on a free list and reused, so a channel that has had
 //! at most *n* waiters at once holds *n* nodes.
 //!
-//! This is the `Vec`-of-slots idea of `io/scheduled_io.rs` (where a
+//! This is the `Vec`-of-slots idea of `io/driver/scheduled_io.rs` (where a
 //! `Readiness` future holds its slot index), with the links added for the
 //! order. Tokio's channels keep an intrusive linked list through the
 //! waiting futures themselves, which needs no allocation at all, at the

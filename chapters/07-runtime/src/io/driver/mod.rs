@@ -23,10 +23,29 @@
 //! here), then, under the table's lock, stamp each event's readiness and
 //! tick into its socket, and wake the waiters outside the lock.
 //!
+//! The folder holds the driver and its parts:
+//!
+//! * `mod.rs` (this file): the `mio::Poll`, the token table, one turn;
+//! * `scheduled_io`: one socket's readiness word (with its tick) and
+//!   waiters;
+//! * `registration`: a socket's handle on the driver, and the
+//!   ready/try/clear loop every socket operation runs;
+//! * `interest` and `ready`: the public names for what an operation waits
+//!   for and what it saw ([`Interest`](crate::io::Interest),
+//!   [`Ready`](crate::io::Ready));
+//! * `timerfd`: the descriptor that lets `epoll_wait` sleep to the
+//!   microsecond.
+//!
 //! Book: Chapter 7, "The I/O driver".
 
-use super::scheduled_io::{Ready, ScheduledIo};
-use super::timerfd::TimerFd;
+pub(crate) mod interest;
+pub(crate) mod ready;
+pub(crate) mod registration;
+pub(crate) mod scheduled_io;
+pub(crate) mod timerfd;
+
+use self::scheduled_io::{Ready, ScheduledIo};
+use self::timerfd::TimerFd;
 use crate::loom::Mutex;
 use mio::{Events, Interest, Poll, Registry, Token};
 use std::io;

@@ -9,7 +9,7 @@
 //!
 //! Book: Chapter 7, "Sockets and signals".
 
-use crate::io::scheduled_io::Direction;
+use crate::io::driver::scheduled_io::Direction;
 use std::fmt;
 use std::ops::{BitOr, BitOrAssign};
 

@@ -9,7 +9,7 @@
 //!
 //! Book: Chapter 7, "Sockets and signals".
 
-use crate::io::scheduled_io;
+use crate::io::driver::scheduled_io;
 use std::fmt;
 use std::ops::{BitAnd, BitOr, BitOrAssign, Sub};
 
