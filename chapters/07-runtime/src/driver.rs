@@ -15,8 +15,8 @@
 //! ```
 //!
 //! Shutdown is one state, kept here because every leaf reaches the driver:
-//! sockets and timers hold an `Arc` of this [`Shared`] (not of the whole
-//! scheduler). Once [`Shared::shutdown`] has run, each leaf turns the state
+//! sockets and timers hold an `Arc` of this [`DriverHandle`] (not of the whole
+//! scheduler). Once [`DriverHandle::shutdown`] has run, each leaf turns the state
 //! into its own answer: a socket operation returns an `io::Error` saying the
 //! runtime has shut down, a timer panics with a clear message (as Tokio's
 //! do), and a thread blocked on either is woken to see it.
@@ -27,6 +27,7 @@ use crate::io::driver::{self as io_driver, IoDriver, IoHandle};
 #[cfg(loom)]
 use crate::loom::Condvar;
 use crate::loom::{AtomicBool, Mutex, Ordering};
+use crate::time::clock::{AutoAdvanceHold, Clock, ParkPlan};
 use crate::time::driver::TimeHandle;
 use std::io;
 use std::time::Duration;
@@ -40,7 +41,7 @@ pub(crate) struct Driver {
 }
 
 /// Everything about the driver that any thread may use.
-pub(crate) struct Shared {
+pub(crate) struct DriverHandle {
     /// Registering sockets, waking the driver.
     pub(crate) io: IoHandle,
     /// The clock and the wheel.
@@ -63,9 +64,9 @@ pub(crate) struct Shared {
 
 /// Creates the driver. `can_pause`: the clock may be paused (a
 /// current-thread runtime); `start_paused`: it starts paused.
-pub(crate) fn create(can_pause: bool, start_paused: bool) -> io::Result<Shared> {
+pub(crate) fn create(can_pause: bool, start_paused: bool) -> io::Result<DriverHandle> {
     let (io, io_handle) = io_driver::create()?;
-    Ok(Shared {
+    Ok(DriverHandle {
         io: io_handle,
         time: TimeHandle::new(crate::time::clock::Clock::new(can_pause, start_paused)),
         driver: Mutex::new(Driver { io, failed: false }),
@@ -79,10 +80,27 @@ pub(crate) fn create(can_pause: bool, start_paused: bool) -> io::Result<Shared> 
 
 impl Driver {
     /// Waits for I/O events or the next timer (at most `max`, `None` for no
-    /// limit but the timers), delivers the events, fires due timers.
+    /// limit but the timers), delivers the events, fires due timers. With
+    /// the clock paused it follows the clock's rule (`time/clock.rs`): it
+    /// may turn without waiting and move the clock to the next timer
+    /// instead of sleeping until then.
     // ANCHOR: park
-    pub(crate) fn park(&mut self, shared: &Shared, max: Option<Duration>) {
-        let timeout = shared.time.park_timeout(max);
+    pub(crate) fn park(&mut self, shared: &DriverHandle, max: Option<Duration>) {
+        let clock = shared.time.clock();
+        match clock.plan_park(shared.time.park_timeout(max)) {
+            ParkPlan::Wait(timeout) => self.turn(shared, timeout),
+            ParkPlan::TurnThenJump(by) => {
+                self.turn(shared, Some(Duration::ZERO));
+                clock.jump_unless_woken(by);
+            }
+        }
+        shared.time.process();
+    }
+    // ANCHOR_END: park
+
+    /// One turn of the I/O driver: wait for events at most `timeout`
+    /// (`None`: until one comes or a wake), and deliver them.
+    fn turn(&mut self, shared: &DriverHandle, timeout: Option<Duration>) {
         #[cfg(loom)]
         {
             let _ = &mut self.io;
@@ -101,12 +119,10 @@ impl Driver {
             eprintln!("rt: the I/O driver failed and stops: {error}");
             self.failed = true;
         }
-        shared.time.process();
     }
-    // ANCHOR_END: park
 }
 
-impl Shared {
+impl DriverHandle {
     /// A zero-timeout turn, if no other thread holds the driver.
     // ANCHOR: poll_now
     pub(crate) fn poll_now(&self) {
@@ -116,8 +132,33 @@ impl Shared {
     }
     // ANCHOR_END: poll_now
 
+    /// The current-thread runtime's sleep: the driver is its alone (it
+    /// holds the runtime's core), and it waits until an event, the next
+    /// timer, or a wake.
+    pub(crate) fn park(&self) {
+        self.driver.lock().park(self, None);
+    }
+
+    /// The current-thread runtime's turn without waiting.
+    pub(crate) fn turn_now(&self) {
+        self.driver.lock().park(self, Some(Duration::ZERO));
+    }
+
+    /// A wake that does not need to reach the driver (the thread that
+    /// would sleep in it is awake): only the paused clock must know.
+    pub(crate) fn note_wake(&self) {
+        self.time.clock().note_wake();
+    }
+
+    /// Work outside the runtime's tasks begins: a paused clock must not
+    /// jump until the hold is released.
+    pub(crate) fn hold_auto_advance(self: &std::sync::Arc<Self>) -> AutoAdvanceHold {
+        Clock::hold(self)
+    }
+
     /// Wakes the worker parked in the driver, if any.
     pub(crate) fn unpark(&self) {
+        self.note_wake();
         self.io.unpark();
         #[cfg(loom)]
         {

@@ -23,7 +23,7 @@
 
 mod pool;
 
-pub(crate) use pool::{Config, Spawner};
+pub(crate) use pool::{PoolConfig, Spawner};
 
 use crate::runtime::context;
 use crate::task::JoinHandle;
@@ -63,8 +63,8 @@ where
 
 /// The current runtime, for a job to run on its pool.
 #[track_caller]
-fn current() -> std::sync::Arc<crate::scheduler::Handle> {
-    match context::with_current(|handle| handle.cloned()) {
+fn current() -> crate::scheduler::Scheduler {
+    match context::with_current(|scheduler| scheduler.cloned()) {
         Some(handle) => handle,
         None => panic!(
             "rt::task::spawn_blocking called outside of a runtime: call it from a task, from block_on, or under Handle::enter"

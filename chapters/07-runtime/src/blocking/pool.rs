@@ -26,6 +26,7 @@
 //! Book: Chapter 7, "spawn_blocking".
 
 use crate::task::{self, JoinHandle, Notified, Schedule, Task};
+use crate::time::clock::AutoAdvanceHold;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::pin::Pin;
@@ -36,7 +37,7 @@ use std::time::{Duration, Instant};
 
 /// The pool's settings.
 #[derive(Clone)]
-pub(crate) struct Config {
+pub(crate) struct PoolConfig {
     pub(crate) max_threads: usize,
     pub(crate) keep_alive: Duration,
     pub(crate) thread_name: String,
@@ -58,7 +59,7 @@ struct Pool {
     condvar: Condvar,
     /// Signalled each time a thread exits, for shutdown to wait on.
     exited: Condvar,
-    config: Config,
+    config: PoolConfig,
 }
 
 /// A queued job, and whether shutdown must still run it.
@@ -80,9 +81,11 @@ struct Shared {
 }
 
 /// The scheduler of blocking tasks: the pool's queue.
-#[derive(Clone)]
 pub(crate) struct BlockingSchedule {
     pool: Arc<Pool>,
+    /// On a current-thread runtime, the paused clock is held still while
+    /// the job is in flight (`time/clock.rs`).
+    hold: Option<AutoAdvanceHold>,
 }
 
 impl Schedule for BlockingSchedule {
@@ -92,6 +95,12 @@ impl Schedule for BlockingSchedule {
     }
 
     fn release(&self, _task: &Task<Self>) -> Option<Task<Self>> {
+        // The job's task completed (ran, or was cancelled): its output is
+        // with the JoinHandle, whose waiter was woken, so the clock may
+        // move again.
+        if let Some(hold) = &self.hold {
+            hold.release();
+        }
         // Blocking tasks are not in an owned list.
         None
     }
@@ -218,7 +227,7 @@ impl Pool {
 }
 
 impl Spawner {
-    pub(crate) fn new(config: Config) -> Spawner {
+    pub(crate) fn new(config: PoolConfig) -> Spawner {
         Spawner {
             pool: Arc::new(Pool {
                 shared: Mutex::new(Shared {
@@ -246,6 +255,7 @@ impl Spawner {
         f: F,
         location: &'static std::panic::Location<'static>,
         mandatory: bool,
+        hold: Option<AutoAdvanceHold>,
     ) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
@@ -253,6 +263,7 @@ impl Spawner {
     {
         let scheduler = BlockingSchedule {
             pool: self.pool.clone(),
+            hold,
         };
         let (owned, notified, join) =
             task::new_task(BlockingTask(Some(f)), scheduler, id, location);

@@ -6,7 +6,7 @@
 //! Book: Chapter 7, "The inject queue and its interval".
 
 use super::Runtime;
-use crate::scheduler::{self, Config};
+use crate::scheduler::{self, RuntimeConfig, Scheduler};
 use std::fmt;
 use std::io;
 use std::sync::Arc;
@@ -437,12 +437,12 @@ impl Builder {
                 "start_paused needs the current-thread runtime (Builder::new_current_thread)",
             ));
         }
-        let workers = match self.worker_threads {
-            _ if self.current_thread => 0,
+        let n_workers = match self.worker_threads {
+            _ if self.current_thread => 1,
             Some(n) => n,
             None => std::thread::available_parallelism().map_or(1, usize::from),
         };
-        let config = Config {
+        let config = RuntimeConfig {
             global_queue_interval: self.global_queue_interval,
             event_interval: self.event_interval,
             disable_lifo_slot: self.disable_lifo_slot,
@@ -463,7 +463,7 @@ impl Builder {
             runtime_id: super::Id::next(),
             name: self.name.clone(),
         };
-        let blocking = crate::blocking::Spawner::new(crate::blocking::Config {
+        let blocking = crate::blocking::Spawner::new(crate::blocking::PoolConfig {
             max_threads: self.max_blocking_threads,
             keep_alive: self.thread_keep_alive,
             thread_name: format!("{}-blocking", self.thread_name),
@@ -471,8 +471,16 @@ impl Builder {
             thread_hooks: self.thread_hooks.clone(),
             stack_size: self.thread_stack_size,
         });
-        let (handle, cores) = scheduler::create(workers, config, blocking)?;
-        let mut runtime = Runtime::new_unstarted(handle.clone());
+        let driver = Arc::new(crate::driver::create(
+            config.current_thread,
+            config.start_paused,
+        )?);
+        if self.current_thread {
+            let scheduler = scheduler::CurrentThread::new(config, driver, blocking);
+            return Ok(Runtime::new_unstarted(Scheduler::CurrentThread(scheduler)));
+        }
+        let (workers, cores) = scheduler::multi_thread::create(n_workers, config, driver, blocking);
+        let mut runtime = Runtime::new_unstarted(Scheduler::MultiThread(workers.clone()));
         for (index, (core, parker)) in cores.into_iter().enumerate() {
             let name = match &self.thread_name_fn {
                 Some(name) => name(),
@@ -482,24 +490,28 @@ impl Builder {
             if let Some(bytes) = self.thread_stack_size {
                 thread = thread.stack_size(bytes);
             }
-            let handle = handle.clone();
             // On failure `runtime` is dropped, which shuts down and joins the
             // workers already started. The cores not started never ran
             // anything, so shutdown does not wait for them.
-            match scheduler::worker::spawn_thread(handle, core, parker, thread) {
+            match scheduler::multi_thread::worker::spawn_thread(
+                workers.clone(),
+                core,
+                parker,
+                thread,
+            ) {
                 Ok(join) => runtime.threads.push(join),
                 Err((_, _, error)) => {
-                    runtime.unstarted_workers = workers - index;
+                    runtime.unstarted_workers = n_workers - index;
                     return Err(error);
                 }
             }
         }
-        if let Some(threshold) = handle.config.long_poll_threshold {
-            let handle = handle.clone();
+        if let Some(threshold) = workers.resources.config.long_poll_threshold {
+            let workers = workers.clone();
             runtime.watchdog = Some(
                 std::thread::Builder::new()
                     .name(format!("{}-watchdog", self.thread_name))
-                    .spawn(move || scheduler::watchdog::run(handle, threshold))?,
+                    .spawn(move || scheduler::watchdog::run(workers, threshold))?,
             );
         }
         Ok(runtime)
@@ -519,22 +531,21 @@ pub enum RuntimeFlavor {
 impl super::Handle {
     /// Which scheduler this runtime runs.
     pub fn runtime_flavor(&self) -> RuntimeFlavor {
-        if self.inner.config.current_thread {
-            RuntimeFlavor::CurrentThread
-        } else {
-            RuntimeFlavor::MultiThread
+        match self.inner {
+            Scheduler::CurrentThread(_) => RuntimeFlavor::CurrentThread,
+            Scheduler::MultiThread(_) => RuntimeFlavor::MultiThread,
         }
     }
 
     /// This runtime's [`Id`](super::Id): unique among the runtimes this
     /// process has built.
     pub fn id(&self) -> super::Id {
-        self.inner.config.runtime_id
+        self.inner.resources().config.runtime_id
     }
 
     /// The name given by [`Builder::name`], if any.
     pub fn name(&self) -> Option<&str> {
-        self.inner.config.name.as_deref()
+        self.inner.resources().config.name.as_deref()
     }
 }
 

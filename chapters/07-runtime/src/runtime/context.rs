@@ -13,37 +13,48 @@
 //!
 //! Book: Chapter 7, "Many workers, one runtime".
 
-use crate::scheduler::Handle;
+use crate::scheduler::Scheduler;
 use std::cell::{Cell, RefCell};
-use std::sync::Arc;
 
 thread_local! {
-    static HANDLE: RefCell<Option<Arc<Handle>>> = const { RefCell::new(None) };
+    static CURRENT: RefCell<Option<Scheduler>> = const { RefCell::new(None) };
     static BLOCKING: Cell<bool> = const { Cell::new(false) };
     /// How many `set_current` guards are alive on this thread, so that one
     /// dropped out of order is caught instead of leaving a stale runtime.
     static DEPTH: Cell<usize> = const { Cell::new(0) };
 }
 
-/// Calls `f` with the current runtime's handle, if any.
-pub(crate) fn with_current<R>(f: impl FnOnce(Option<&Arc<Handle>>) -> R) -> R {
-    HANDLE.with(|handle| f(handle.borrow().as_ref()))
+/// Calls `f` with the current runtime's scheduler, if any. On a thread
+/// whose thread-locals are being destroyed (a runtime kept in a
+/// thread-local, dropped as its thread exits), there is none.
+pub(crate) fn with_current<R>(f: impl FnOnce(Option<&Scheduler>) -> R) -> R {
+    let mut f = Some(f);
+    match CURRENT.try_with(|current| (f.take().expect("called once"))(current.borrow().as_ref())) {
+        Ok(value) => value,
+        Err(_) => (f.take().expect("not called"))(None),
+    }
 }
 
 /// Restores the previous handle when dropped.
 pub(crate) struct SetCurrentGuard {
-    previous: Option<Arc<Handle>>,
+    previous: Option<Scheduler>,
     /// This guard's place in the thread's stack of guards (1 for the first).
     depth: usize,
 }
 
-/// Makes `handle` the current runtime of this thread until the guard drops.
-pub(crate) fn set_current(handle: Arc<Handle>) -> SetCurrentGuard {
-    let previous = HANDLE.with(|current| current.borrow_mut().replace(handle));
-    let depth = DEPTH.with(|depth| {
-        depth.set(depth.get() + 1);
-        depth.get()
-    });
+/// Makes `scheduler` the current runtime of this thread until the guard
+/// drops. (While the thread's thread-locals are being destroyed this does
+/// nothing: the thread is exiting, and no task can ask.)
+pub(crate) fn set_current(scheduler: Scheduler) -> SetCurrentGuard {
+    let previous = CURRENT
+        .try_with(|current| current.borrow_mut().replace(scheduler))
+        .unwrap_or(None);
+    let depth = DEPTH
+        .try_with(|depth| {
+            depth.set(depth.get() + 1);
+            depth.get()
+        })
+        .unwrap_or(0);
     SetCurrentGuard { previous, depth }
 }
 
@@ -53,15 +64,19 @@ impl Drop for SetCurrentGuard {
         // when it was made. Dropping an outer one first would restore a
         // runtime while an inner guard still claims the thread, and the
         // inner one would later restore a runtime that is gone.
-        if DEPTH.with(Cell::get) != self.depth && !std::thread::panicking() {
+        let Ok(depth) = DEPTH.try_with(Cell::get) else {
+            // The thread is exiting and its thread-locals are gone.
+            return;
+        };
+        if depth != self.depth && !std::thread::panicking() {
             panic!(
                 "EnterGuard values dropped out of order: guards returned by Handle::enter() \
                  must be dropped in the reverse order of their creation"
             );
         }
-        DEPTH.with(|depth| depth.set(depth.get().saturating_sub(1)));
+        let _ = DEPTH.try_with(|depth| depth.set(depth.get().saturating_sub(1)));
         let previous = self.previous.take();
-        HANDLE.with(|current| *current.borrow_mut() = previous);
+        let _ = CURRENT.try_with(|current| *current.borrow_mut() = previous);
     }
 }
 
@@ -69,7 +84,11 @@ impl Drop for SetCurrentGuard {
 /// runtime's loop: for `block_in_place`, whose thread runs no tasks while
 /// the closure runs.
 pub(crate) fn allow_blocking() -> AllowBlocking {
-    AllowBlocking(BLOCKING.with(|blocking| blocking.replace(false)))
+    AllowBlocking(
+        BLOCKING
+            .try_with(|blocking| blocking.replace(false))
+            .unwrap_or(false),
+    )
 }
 
 /// Restores the thread's "blocking not allowed" state.
@@ -77,7 +96,7 @@ pub(crate) struct AllowBlocking(bool);
 
 impl Drop for AllowBlocking {
     fn drop(&mut self) {
-        BLOCKING.with(|blocking| blocking.set(self.0));
+        let _ = BLOCKING.try_with(|blocking| blocking.set(self.0));
     }
 }
 
@@ -85,7 +104,7 @@ impl Drop for AllowBlocking {
 /// `block_on`): blocking it there, for example to wait for a runtime's
 /// threads, stalls every task it should be running.
 pub(crate) fn blocking_allowed() -> bool {
-    !BLOCKING.with(Cell::get)
+    !BLOCKING.try_with(Cell::get).unwrap_or(false)
 }
 
 /// The thread runs a runtime's loop until the guard drops.
@@ -99,25 +118,28 @@ pub(crate) struct EnterRuntimeGuard {
 ///
 /// If the thread already runs a runtime's loop.
 #[track_caller]
-pub(crate) fn enter_runtime(handle: Arc<Handle>) -> EnterRuntimeGuard {
-    if BLOCKING.with(|blocking| blocking.replace(true)) {
+pub(crate) fn enter_runtime(scheduler: Scheduler) -> EnterRuntimeGuard {
+    if BLOCKING
+        .try_with(|blocking| blocking.replace(true))
+        .unwrap_or(false)
+    {
         panic!(
             "cannot block_on inside a runtime: this thread already runs a runtime's tasks, \
              and blocking it here can deadlock; use .await instead"
         );
     }
     EnterRuntimeGuard {
-        _handle: set_current(handle),
+        _handle: set_current(scheduler),
     }
 }
 
 /// Enters the runtime for a worker thread's whole life.
-pub(crate) fn enter_worker(handle: Arc<Handle>) -> EnterRuntimeGuard {
-    enter_runtime(handle)
+pub(crate) fn enter_worker(scheduler: Scheduler) -> EnterRuntimeGuard {
+    enter_runtime(scheduler)
 }
 
 impl Drop for EnterRuntimeGuard {
     fn drop(&mut self) {
-        BLOCKING.with(|blocking| blocking.set(false));
+        let _ = BLOCKING.try_with(|blocking| blocking.set(false));
     }
 }

@@ -10,97 +10,102 @@
 //! Book: Chapter 7, "What the workers did".
 
 use crate::loom::Ordering;
-use crate::scheduler::Handle;
+use crate::scheduler::Scheduler;
 use crate::scheduler::stats::{POLL_TIME_BUCKETS, bucket_upper_ns};
 use std::panic::Location;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// A view of a runtime's counters. Cheap to create; every read is live.
 #[derive(Clone)]
 pub struct RuntimeMetrics {
-    handle: Arc<Handle>,
+    handle: Scheduler,
 }
 
 impl RuntimeMetrics {
-    pub(crate) fn new(handle: Arc<Handle>) -> RuntimeMetrics {
+    pub(crate) fn new(handle: Scheduler) -> RuntimeMetrics {
         RuntimeMetrics { handle }
     }
 
     /// Worker threads.
     pub fn num_workers(&self) -> usize {
         // The current-thread flavour counts its one driving thread.
-        self.handle.stats.len()
+        self.handle.num_workers()
     }
 
     /// Tasks spawned and not yet completed.
     pub fn num_alive_tasks(&self) -> usize {
-        self.handle.owned.alive()
+        self.handle.alive_tasks()
     }
 
     /// Tasks spawned since the runtime started.
     pub fn spawned_tasks_count(&self) -> u64 {
-        self.handle.owned.spawned()
+        self.handle.spawned_tasks()
     }
 
     /// Tasks waiting in the inject queue.
     pub fn global_queue_depth(&self) -> usize {
-        self.handle.inject.len()
+        self.handle.injected()
     }
 
     /// Tasks scheduled from outside the workers (through the inject queue).
     pub fn remote_schedule_count(&self) -> u64 {
-        self.handle.inject.remote_pushes()
+        self.handle.remote_schedules()
     }
 
     /// Workers parked right now.
     pub fn num_parked_workers(&self) -> usize {
-        self.handle.idle.num_parked()
+        match &self.handle {
+            Scheduler::MultiThread(workers) => workers.idle.num_parked(),
+            Scheduler::CurrentThread(_) => 0,
+        }
     }
 
     /// Workers searching for work right now.
     pub fn num_searching_workers(&self) -> usize {
-        self.handle.idle.num_searching()
+        match &self.handle {
+            Scheduler::MultiThread(workers) => workers.idle.num_searching(),
+            Scheduler::CurrentThread(_) => 0,
+        }
     }
 
     /// Tasks polled by `worker`.
     pub fn worker_poll_count(&self, worker: usize) -> u64 {
-        self.handle.stats[worker].polls.get()
+        self.handle.resources().stats[worker].polls.get()
     }
 
     /// Of those, tasks taken from the LIFO slot.
     pub fn worker_lifo_poll_count(&self, worker: usize) -> u64 {
-        self.handle.stats[worker].lifo_polls.get()
+        self.handle.resources().stats[worker].lifo_polls.get()
     }
 
     /// Tasks `worker` stole from others.
     pub fn worker_steal_count(&self, worker: usize) -> u64 {
-        self.handle.stats[worker].steals.get()
+        self.handle.resources().stats[worker].steals.get()
     }
 
     /// Successful steal operations by `worker`.
     pub fn worker_steal_operations(&self, worker: usize) -> u64 {
-        self.handle.stats[worker].steal_operations.get()
+        self.handle.resources().stats[worker].steal_operations.get()
     }
 
     /// Times `worker`'s queue overflowed into the inject queue.
     pub fn worker_overflow_count(&self, worker: usize) -> u64 {
-        self.handle.stats[worker].overflows.get()
+        self.handle.resources().stats[worker].overflows.get()
     }
 
     /// Tasks `worker` scheduled onto itself (LIFO slot or ring).
     pub fn worker_local_schedule_count(&self, worker: usize) -> u64 {
-        self.handle.stats[worker].local_schedules.get()
+        self.handle.resources().stats[worker].local_schedules.get()
     }
 
     /// Tasks `worker` took from the inject queue.
     pub fn worker_inject_pull_count(&self, worker: usize) -> u64 {
-        self.handle.stats[worker].inject_pulls.get()
+        self.handle.resources().stats[worker].inject_pulls.get()
     }
 
     /// Times `worker` parked.
     pub fn worker_park_count(&self, worker: usize) -> u64 {
-        self.handle.stats[worker].parks.get()
+        self.handle.resources().stats[worker].parks.get()
     }
 
     /// Times `worker` parked plus times it woke with work, as Tokio counts
@@ -111,37 +116,39 @@ impl RuntimeMetrics {
 
     /// Times `worker` was woken to run work.
     pub fn worker_unpark_count(&self, worker: usize) -> u64 {
-        self.handle.stats[worker].unparks.get()
+        self.handle.resources().stats[worker].unparks.get()
     }
 
     /// Polls on `worker` that ended with the task's budget spent.
     pub fn worker_budget_forced_yield_count(&self, worker: usize) -> u64 {
-        self.handle.stats[worker].budget_forced_yields.get()
+        self.handle.resources().stats[worker]
+            .budget_forced_yields
+            .get()
     }
 
     /// Sockets registered with the I/O driver now.
     pub fn io_driver_registered_sockets(&self) -> usize {
-        self.handle.driver.io.registered()
+        self.handle.driver().io.registered()
     }
 
     /// Timers waiting in the wheel now.
     pub fn pending_timers(&self) -> usize {
-        self.handle.driver.time.pending()
+        self.handle.driver().time.pending()
     }
 
     /// Threads in the blocking pool now.
     pub fn num_blocking_threads(&self) -> usize {
-        self.handle.blocking.num_threads()
+        self.handle.resources().blocking.num_threads()
     }
 
     /// Of those, threads waiting for work.
     pub fn num_idle_blocking_threads(&self) -> usize {
-        self.handle.blocking.num_idle_threads()
+        self.handle.resources().blocking.num_idle_threads()
     }
 
     /// Blocking jobs waiting for a thread.
     pub fn blocking_queue_depth(&self) -> usize {
-        self.handle.blocking.queue_depth()
+        self.handle.resources().blocking.queue_depth()
     }
 
     /// Blocking jobs finished since the start.
@@ -150,20 +157,20 @@ impl RuntimeMetrics {
     /// has stored its output and woken its `JoinHandle`: a count read right
     /// after awaiting the last job can still miss that job for a moment.
     pub fn blocking_completed_count(&self) -> u64 {
-        self.handle.blocking.completed()
+        self.handle.resources().blocking.completed()
     }
 
     // ANCHOR: mean_poll_time
     /// Time `worker` spent not parked, up to its last maintenance tick.
     pub fn worker_total_busy_duration(&self, worker: usize) -> Duration {
-        Duration::from_nanos(self.handle.stats[worker].busy_ns.get())
+        Duration::from_nanos(self.handle.resources().stats[worker].busy_ns.get())
     }
 
     /// Busy time over polls: the mean time a poll took on `worker`
     /// (scheduling overhead included).
     pub fn worker_mean_poll_time(&self, worker: usize) -> Duration {
         let polls = self.worker_poll_count(worker).max(1);
-        Duration::from_nanos(self.handle.stats[worker].busy_ns.get() / polls)
+        Duration::from_nanos(self.handle.resources().stats[worker].busy_ns.get() / polls)
     }
     // ANCHOR_END: mean_poll_time
 
@@ -171,7 +178,7 @@ impl RuntimeMetrics {
     /// built with `enable_poll_time_histogram`): count per bucket, see
     /// [`RuntimeMetrics::poll_time_bucket_upper`].
     pub fn worker_poll_time_histogram(&self, worker: usize) -> Vec<u64> {
-        self.handle.stats[worker]
+        self.handle.resources().stats[worker]
             .poll_times
             .iter()
             .map(|c| c.get())
@@ -186,23 +193,26 @@ impl RuntimeMetrics {
 
     /// Readiness events the I/O driver delivered.
     pub fn io_driver_ready_count(&self) -> u64 {
-        self.handle.driver.io.ready_events()
+        self.handle.driver().io.ready_events()
     }
 
     /// Long polls the detector reported.
     pub fn long_poll_count(&self) -> u64 {
-        self.handle.long_polls.load(Ordering::Relaxed)
+        match &self.handle {
+            Scheduler::MultiThread(workers) => workers.long_polls.load(Ordering::Relaxed),
+            Scheduler::CurrentThread(_) => 0,
+        }
     }
 
     /// The spawn location of the task `worker` is polling now, if any.
     pub fn worker_current_task(&self, worker: usize) -> Option<&'static Location<'static>> {
-        self.handle.stats[worker].current()
+        self.handle.resources().stats[worker].current()
     }
 
     /// The `n` live tasks polled most often so far.
     pub fn busiest_tasks(&self, n: usize) -> Vec<TaskPolls> {
         let mut all = Vec::new();
-        self.handle.owned.for_each(|id, location, polls| {
+        self.handle.for_each_task(|id, location, polls| {
             all.push(TaskPolls {
                 id,
                 location,
@@ -232,7 +242,7 @@ impl RuntimeMetrics {
                     local_queue_depth: self.worker_local_queue_depth(w),
                     busy: self.worker_total_busy_duration(w),
                     budget_forced_yields: self.worker_budget_forced_yield_count(w),
-                    parked: self.handle.stats[w]
+                    parked: self.handle.resources().stats[w]
                         .parked
                         .load(std::sync::atomic::Ordering::Relaxed),
                     current_task: self.worker_current_task(w),
@@ -255,7 +265,7 @@ impl RuntimeMetrics {
 
     /// `worker`'s local queue depth at its last maintenance tick or park.
     pub fn worker_local_queue_depth(&self, worker: usize) -> usize {
-        self.handle.stats[worker].queue_depth.get() as usize
+        self.handle.resources().stats[worker].queue_depth.get() as usize
     }
 }
 

@@ -27,12 +27,11 @@ pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
 pub use metrics::{MetricsSnapshot, TaskPolls, WorkerSnapshot};
 
-use crate::scheduler;
+use crate::scheduler::{self, Scheduler};
 use crate::task::JoinHandle;
 use std::fmt;
 use std::future::Future;
 use std::io;
-use std::sync::Arc;
 use std::thread::JoinHandle as ThreadHandle;
 use std::time::{Duration, Instant};
 
@@ -53,7 +52,7 @@ pub struct Runtime {
 /// A handle to a runtime: spawns onto it from any thread.
 #[derive(Clone)]
 pub struct Handle {
-    pub(crate) inner: Arc<scheduler::Handle>,
+    pub(crate) inner: Scheduler,
 }
 
 impl Runtime {
@@ -62,7 +61,7 @@ impl Runtime {
         Builder::new_multi_thread().build()
     }
 
-    fn new_unstarted(inner: Arc<scheduler::Handle>) -> Runtime {
+    fn new_unstarted(inner: Scheduler) -> Runtime {
         Runtime {
             handle: Handle { inner },
             threads: Vec::new(),
@@ -136,6 +135,7 @@ impl Runtime {
     pub fn trace(&self) -> Option<Trace> {
         self.handle
             .inner
+            .resources()
             .tracer
             .as_ref()
             .map(|tracer| tracer.snapshot())
@@ -176,48 +176,66 @@ impl Runtime {
         let deadline = deadline
             .map(|at| at.unwrap_or_else(|| Instant::now() + Duration::from_secs(86_400 * 365)));
         let inner = &self.handle.inner;
-        if self.unstarted_workers > 0 {
-            // Hand in the cores of workers that never started, so the last
-            // worker's drain does not wait for them.
-            for _ in 0..self.unstarted_workers {
-                let (_, run_queue) = scheduler::queue::local();
-                inner.shutdown_core(scheduler::worker::Core::new(usize::MAX, run_queue));
-            }
-        }
-        // 1. The scheduler first: close the inject queue and wake every
-        //    worker. Each cancels every task (dropping its future) and
-        //    exits. Tasks go before the drivers so that no task sees its
-        //    sockets fail or its timers panic in its last poll.
-        inner.shutdown();
+        // 1. The scheduler first: refuse new tasks from outside and, on the
+        //    multi-thread runtime, wake every worker, each of which cancels
+        //    every task (dropping its future) and exits. Tasks go before the
+        //    drivers so that no task sees its sockets fail or its timers
+        //    panic in its last poll.
         // 2. Wait for the workers (a worker stuck in a blocking call may
         //    keep us past the deadline: then it is left behind). A runtime
         //    shut down from one of its own workers does not wait for itself.
-        let me = std::thread::current().id();
-        let on_worker = self.threads.iter().any(|thread| thread.thread().id() == me);
-        let workers_done = inner.wait_for_workers(usize::from(on_worker), deadline);
-        for thread in self.threads.drain(..) {
-            if thread.thread().id() != me && (workers_done || thread.is_finished()) {
-                let _ = thread.join();
+        match inner {
+            Scheduler::MultiThread(workers) => {
+                if self.unstarted_workers > 0 {
+                    // Hand in the cores of workers that never started, so
+                    // the last worker's drain does not wait for them.
+                    for _ in 0..self.unstarted_workers {
+                        let (_, run_queue) = scheduler::multi_thread::queue::local();
+                        workers.shutdown_core(scheduler::multi_thread::worker::WorkerCore::new(
+                            usize::MAX,
+                            run_queue,
+                        ));
+                    }
+                }
+                workers.shutdown();
+                let me = std::thread::current().id();
+                let on_worker = self.threads.iter().any(|thread| thread.thread().id() == me);
+                let workers_done = workers.wait_for_workers(usize::from(on_worker), deadline);
+                for thread in self.threads.drain(..) {
+                    if thread.thread().id() != me && (workers_done || thread.is_finished()) {
+                        let _ = thread.join();
+                    }
+                }
             }
+            Scheduler::CurrentThread(current) => current.close(),
         }
         // Tasks spawned from outside while the workers were stopping were
-        // cancelled when spawned; clear whatever is left (all of them, on
-        // the current-thread runtime, which has no workers). The runtime is
-        // current meanwhile, so a future's drop may still use its handle.
+        // cancelled when spawned; cancel whatever is left (all of them, on
+        // the current-thread runtime, which has no workers) and empty the
+        // queues. The runtime is current meanwhile, so a future's drop may
+        // still use its handle.
         {
             let _current = context::set_current(inner.clone());
-            inner.owned.close_and_shutdown_all();
-            drop(inner.inject.drain());
+            match inner {
+                Scheduler::MultiThread(workers) => {
+                    workers.owned.close_and_shutdown_all();
+                    drop(workers.inject.drain());
+                }
+                Scheduler::CurrentThread(current) => {
+                    current.owned.close_and_shutdown_all();
+                    current.drain();
+                }
+            }
         }
         // 3. Then the drivers: every socket operation now fails and every
         //    timer panics, and whoever waits on one is woken to find out.
         //    Only tasks outside the workers are left to see it: blocking
         //    jobs and block_on futures holding a Handle.
-        inner.driver.shutdown();
+        inner.driver().shutdown();
         // 4. Last the blocking pool: queued jobs are cancelled, running ones
         //    finish. It comes after the drivers because a running job may be
         //    waiting on the runtime's sockets or timers (step 3 ended that).
-        inner.blocking.shutdown(deadline);
+        inner.resources().blocking.shutdown(deadline);
         // 5. The watchdog was told to stop in step 1 and wakes at once.
         if let Some(watchdog) = self.watchdog.take()
             && !refused
@@ -279,10 +297,9 @@ impl Handle {
     #[track_caller]
     pub fn block_on<F: Future>(&self, future: F) -> F::Output {
         let _enter = context::enter_runtime(self.inner.clone());
-        if self.inner.current_thread.is_some() {
-            block_on::block_on_current_thread(&self.inner, future)
-        } else {
-            block_on::block_on(future)
+        match &self.inner {
+            Scheduler::CurrentThread(current) => current.block_on(future),
+            Scheduler::MultiThread(_) => block_on::block_on(future),
         }
     }
 

@@ -14,7 +14,7 @@
 //!
 //! Book: Chapter 7, "The inject queue and its interval".
 
-use super::queue::Overflow;
+use super::multi_thread::queue::Overflow;
 use crate::loom::{AtomicBool, AtomicUsize, Mutex, Ordering};
 use std::collections::VecDeque;
 

@@ -1,66 +1,61 @@
-//! The multi-threaded work-stealing scheduler.
+//! The schedulers: which thread polls which task, and when.
 //!
-//! * `queue`: each worker's lock-free ring of 256 tasks, stealable by half;
-//! * `inject`: the shared queue for tasks from outside and for overflow;
-//! * `idle`: who sleeps, who searches, whom to wake;
-//! * `park`: sleeping without losing a wake-up;
-//! * `worker`: the loop each worker thread runs, and the LIFO slot;
-//! * `stats`: per-worker counters.
+//! A runtime runs its tasks with one of two schedulers, chosen when it is
+//! built, each in a folder of its own:
 //!
-//! This file holds [`Handle`], the state all workers share, and the entry
-//! points every task uses: spawning, and scheduling a woken task.
+//! * `multi_thread/` ([`Builder::new_multi_thread`](crate::runtime::Builder::new_multi_thread)):
+//!   one worker thread per CPU, each with a lock-free ring of 256 tasks and
+//!   a LIFO slot, stealing half of another's ring when its own runs dry
+//!   (`queue.rs`, `idle.rs`, `worker.rs`). The thread in `block_on` runs no
+//!   task; it waits for its future.
+//! * `current_thread/` ([`Builder::new_current_thread`](crate::runtime::Builder::new_current_thread)):
+//!   no thread of its own. The thread in `block_on` holds the runtime's
+//!   *core* (its run queue) and runs the tasks, the I/O driver and the
+//!   timers itself; a second thread in `block_on` waits, and takes the core
+//!   over when the first returns.
 //!
-//! ```text
-//!                       spawn / wake from outside
-//!                                 │
-//!                                 v
-//!                      ┌─────────────────────┐
-//!          overflow ──>│    inject queue     │<── overflow
-//!                      └─────────────────────┘
-//!                        │ every 31 ticks,  │
-//!                        │ or when empty    │
-//!          ┌─────────────v──┐          ┌────v───────────┐
-//!  wake ──>│ LIFO │ ring    │<─steal──>│ LIFO │ ring    │<── wake
-//!  from a  │ slot │ (256)   │   half   │ slot │ (256)   │    from a
-//!  task    └────────────────┘          └────────────────┘    task
-//!             worker 0                     worker 1
-//! ```
+//! Both flavours use the rest of this folder: the inject queue every thread
+//! can push to (`inject.rs`), sleeping without losing a wake-up (`park.rs`),
+//! and what the runtime counts, records and watches (`stats.rs`,
+//! `trace.rs`, `watchdog.rs`).
+//!
+//! This file holds what every runtime has whichever scheduler it runs
+//! ([`Resources`]: the driver, the blocking pool, the settings, the task id
+//! counter, the counters), [`Scheduler`], a handle on either flavour (what a
+//! [`runtime::Handle`](crate::runtime::Handle) and the thread's "current
+//! runtime" hold), and [`defer`], which both flavours implement.
 //!
 //! Book: Chapter 7, "Many workers, one runtime".
 
-pub(crate) mod idle;
+pub(crate) mod current_thread;
 pub(crate) mod inject;
+pub(crate) mod multi_thread;
 pub(crate) mod park;
-pub(crate) mod queue;
 pub(crate) mod stats;
 pub(crate) mod trace;
 pub(crate) mod watchdog;
-pub(crate) mod worker;
+
+pub(crate) use current_thread::CurrentThread;
+pub(crate) use multi_thread::MultiThread;
 
 use crate::blocking;
-use crate::driver;
-use crate::loom::{AtomicU64, Condvar, Mutex, Ordering, fence};
-use crate::task::owned::OwnedTasks;
-use crate::task::{self, JoinHandle, Schedule, Task};
-use idle::Idle;
-use inject::Inject;
-use park::Unparker;
-use queue::Steal;
+use crate::driver::DriverHandle;
+use crate::loom::{AtomicU64, Ordering};
+use crate::task::JoinHandle;
 use stats::WorkerStats;
 use std::future::Future;
+use std::panic::Location;
 use std::sync::Arc;
-
-/// A task ready to run on this scheduler.
-pub(crate) type Notified = task::Notified<Arc<Handle>>;
+use std::task::Waker;
 
 /// Settings fixed when the runtime is built.
 #[derive(Clone)]
-pub(crate) struct Config {
+pub(crate) struct RuntimeConfig {
     /// Every this many ticks, a worker looks at the inject queue before its
     /// own queue, so remote tasks cannot starve behind local ones.
     pub(crate) global_queue_interval: u32,
-    /// Every this many ticks, a worker does its maintenance (checks for
-    /// shutdown; part 2 polls the I/O driver without blocking).
+    /// Every this many ticks (tasks run), the scheduler turns the I/O
+    /// driver and the timers without waiting, however busy it is.
     pub(crate) event_interval: u32,
     /// Turns the LIFO slot off (to measure what it is worth).
     pub(crate) disable_lifo_slot: bool,
@@ -93,117 +88,105 @@ pub(crate) struct Config {
     pub(crate) name: Option<String>,
 }
 
-/// The driving thread sleeps in the driver (see [`CurrentThread::state`]).
-pub(crate) const PARKED: usize = 1;
-/// Work was published since the driving thread last looked.
-pub(crate) const NOTIFIED: usize = 2;
-
-impl CurrentThread {
-    /// Work was published (a task queued, the `block_on` future woken):
-    /// tell the driving thread, waking it if it sleeps.
-    // ANCHOR: notify_current_thread
-    pub(crate) fn notify(&self, driver: &driver::Shared) {
-        if self.state.fetch_or(NOTIFIED, Ordering::AcqRel) & PARKED != 0 {
-            driver.unpark();
-        }
-    }
-    // ANCHOR_END: notify_current_thread
-}
-
-/// What the current-thread flavour adds to the shared state: its tasks run
-/// on whichever thread is in `block_on`, which sleeps in the driver when
-/// there is nothing to run.
-pub(crate) struct CurrentThread {
-    /// `PARKED`: the driving thread sleeps in the driver (or is about to):
-    /// whoever publishes work must wake it. `NOTIFIED`: work was published
-    /// since the driving thread last looked. One word, changed only by
-    /// read-modify-writes, so the two sides' updates are totally ordered:
-    /// either the sleeper sees `NOTIFIED` and does not sleep, or the
-    /// publisher sees `PARKED` and wakes it. While the thread runs,
-    /// scheduling costs one uncontended atomic and no system call.
-    pub(crate) state: crate::loom::AtomicUsize,
-    /// Held by the thread that drives the tasks; a second thread in
-    /// `block_on` at the same time only polls its own future.
-    pub(crate) core: Mutex<()>,
-}
-
-/// What other threads need to reach one worker.
-pub(crate) struct Remote {
-    /// Steals from the worker's run queue.
-    pub(crate) steal: Steal<Notified>,
-    /// Wakes the worker when it is parked.
-    pub(crate) unpark: Unparker,
-}
-
-/// State shared by all workers of one runtime, and by every task (each task
-/// holds an `Arc<Handle>` as its scheduler).
-pub(crate) struct Handle {
-    pub(crate) remotes: Box<[Remote]>,
-    pub(crate) inject: Inject<Notified>,
-    pub(crate) idle: Idle,
-    pub(crate) owned: OwnedTasks<Arc<Handle>>,
-    pub(crate) config: Config,
-    pub(crate) stats: Box<[WorkerStats]>,
-    /// Polls the detector found longer than the threshold.
-    pub(crate) long_polls: AtomicU64,
-    /// Workers that have stopped hand their cores in here; the last one
-    /// empties all the queues.
-    pub(crate) shutdown_cores: Mutex<Vec<worker::Core>>,
+/// What a runtime has whichever scheduler runs its tasks.
+pub(crate) struct Resources {
+    pub(crate) config: RuntimeConfig,
     /// The I/O driver and the timers.
-    pub(crate) driver: Arc<driver::Shared>,
+    pub(crate) driver: Arc<DriverHandle>,
     /// Threads for `spawn_blocking`.
     pub(crate) blocking: blocking::Spawner,
-    /// Written on every spawn: on a cache line of its own, so that the
-    /// spawning thread does not fight the workers for the line that holds
-    /// what they write (the idle counters, the inject queue's length).
-    next_task_id: CachePadded<AtomicU64>,
-    /// Worker threads still running; shutdown waits on `exited` for zero.
-    pub(crate) running_workers: Mutex<usize>,
-    exited: Condvar,
-    /// Set at shutdown: the watchdog stops waiting at once.
-    pub(crate) watchdog_stop: Mutex<bool>,
-    pub(crate) watchdog_wake: Condvar,
-    /// The current-thread flavour's state (`None`: multi-thread).
-    pub(crate) current_thread: Option<CurrentThread>,
+    /// One block of counters per worker (the current-thread flavour counts
+    /// its driving thread as one).
+    pub(crate) stats: Box<[WorkerStats]>,
     /// The workers' event recorder, if enabled.
     pub(crate) tracer: Option<trace::Tracer>,
+    /// Written on every spawn: on a cache line of its own, so that the
+    /// spawning thread does not fight the workers for the lines that hold
+    /// what they write.
+    next_task_id: CachePadded<AtomicU64>,
 }
 
-impl Handle {
-    /// The number of worker threads.
-    pub(crate) fn num_workers(&self) -> usize {
-        self.remotes.len()
+impl Resources {
+    pub(crate) fn new(
+        config: RuntimeConfig,
+        driver: Arc<DriverHandle>,
+        blocking: blocking::Spawner,
+        workers: usize,
+    ) -> Resources {
+        let metrics = config.metrics;
+        let tracer =
+            (config.trace_capacity > 0).then(|| trace::Tracer::new(workers, config.trace_capacity));
+        Resources {
+            config,
+            driver,
+            blocking,
+            stats: (0..workers).map(|_| WorkerStats::new(metrics)).collect(),
+            tracer,
+            next_task_id: CachePadded(AtomicU64::new(1)),
+        }
     }
 
     /// A runtime-wide unique task id.
     pub(crate) fn next_id(&self) -> u64 {
         self.next_task_id.fetch_add(1, Ordering::Relaxed)
     }
+}
+
+/// A handle on a runtime's scheduler, of either flavour: cheap to clone
+/// (one `Arc`), and what every path into the runtime goes through.
+#[derive(Clone)]
+pub(crate) enum Scheduler {
+    CurrentThread(Arc<CurrentThread>),
+    MultiThread(Arc<MultiThread>),
+}
+
+impl Scheduler {
+    /// What this runtime has whichever flavour it is.
+    pub(crate) fn resources(&self) -> &Resources {
+        match self {
+            Scheduler::CurrentThread(scheduler) => &scheduler.resources,
+            Scheduler::MultiThread(scheduler) => &scheduler.resources,
+        }
+    }
+
+    /// The I/O driver and the timers.
+    pub(crate) fn driver(&self) -> &Arc<DriverHandle> {
+        &self.resources().driver
+    }
+
+    /// A runtime-wide unique task id.
+    pub(crate) fn next_id(&self) -> u64 {
+        self.resources().next_id()
+    }
+
+    /// Worker threads (the current-thread flavour counts its one driving
+    /// thread).
+    pub(crate) fn num_workers(&self) -> usize {
+        self.resources().stats.len()
+    }
 
     /// Spawns a task onto this runtime.
     pub(crate) fn spawn<F>(
-        self: &Arc<Self>,
+        &self,
         future: F,
-        location: &'static std::panic::Location<'static>,
+        location: &'static Location<'static>,
     ) -> JoinHandle<F::Output>
     where
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let id = self.next_id();
-        let (join, notified) = self.owned.bind(future, self.clone(), id, location);
-        if let Some(notified) = notified {
-            self.schedule_task(notified, false);
+        match self {
+            Scheduler::CurrentThread(scheduler) => scheduler.spawn(future, location),
+            Scheduler::MultiThread(scheduler) => scheduler.spawn(future, location),
         }
-        join
     }
 
     /// Runs `f` on the blocking pool, with this runtime current on the
     /// pool's thread while it runs.
     pub(crate) fn spawn_blocking<F, R>(
-        self: &Arc<Self>,
+        &self,
         f: F,
-        location: &'static std::panic::Location<'static>,
+        location: &'static Location<'static>,
     ) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
@@ -216,9 +199,9 @@ impl Handle {
     /// even if the runtime begins to shut down while it waits for a thread
     /// (a file write already reported done).
     pub(crate) fn spawn_mandatory_blocking<F, R>(
-        self: &Arc<Self>,
+        &self,
         f: F,
-        location: &'static std::panic::Location<'static>,
+        location: &'static Location<'static>,
     ) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
@@ -228,151 +211,84 @@ impl Handle {
     }
 
     fn spawn_blocking_job<F, R>(
-        self: &Arc<Self>,
+        &self,
         f: F,
-        location: &'static std::panic::Location<'static>,
+        location: &'static Location<'static>,
         mandatory: bool,
     ) -> JoinHandle<R>
     where
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
+        let resources = self.resources();
+        // On the current-thread runtime a paused clock must not jump while
+        // the job is in flight (time/clock.rs states the rule); the hold
+        // ends when the job's task completes or is cancelled.
+        let hold = match self {
+            Scheduler::CurrentThread(_) => Some(resources.driver.hold_auto_advance()),
+            Scheduler::MultiThread(_) => None,
+        };
         // The job holds the handle only until it runs, or until shutdown
         // cancels it: no cycle outlives the runtime.
-        let handle = self.clone();
+        let scheduler = self.clone();
         let job = move || {
-            let _enter = crate::runtime::context::set_current(handle);
+            let _enter = crate::runtime::context::set_current(scheduler);
             f()
         };
-        self.blocking
-            .spawn(self.next_id(), job, location, mandatory)
+        resources
+            .blocking
+            .spawn(resources.next_id(), job, location, mandatory, hold)
     }
 
-    /// Puts a runnable task on a queue: the current worker's (LIFO slot or
-    /// ring) if we are on one of this runtime's workers, else the inject
-    /// queue; then wakes a parked worker if nobody is searching.
-    // ANCHOR: schedule_task
-    pub(crate) fn schedule_task(&self, task: Notified, is_yield: bool) {
-        let task = match worker::schedule_on_current_worker(self, task, is_yield) {
-            Ok(()) => return,
-            Err(task) => task,
-        };
-        let task = match &self.current_thread {
-            // The driving thread itself: its own queue, no notification
-            // (it is awake, and looks there before it sleeps).
-            Some(_) => match crate::runtime::block_on::schedule_on_driving_thread(self, task) {
-                Ok(()) => return,
-                Err(task) => task,
-            },
-            None => task,
-        };
-        self.inject.push_remote(task);
-        match &self.current_thread {
-            None => self.notify_parked(),
-            Some(current) => current.notify(&self.driver),
-        }
-    }
-    // ANCHOR_END: schedule_task
-
-    /// Wakes one parked worker, if the idle policy says one should wake.
-    pub(crate) fn notify_parked(&self) {
-        if let Some(index) = self.idle.worker_to_notify() {
-            self.remotes[index].unpark.unpark();
+    /// Tasks spawned and not yet completed.
+    pub(crate) fn alive_tasks(&self) -> usize {
+        match self {
+            Scheduler::CurrentThread(scheduler) => scheduler.owned.alive(),
+            Scheduler::MultiThread(scheduler) => scheduler.owned.alive(),
         }
     }
 
-    /// Called by the last searcher before it parks: if any queue has work,
-    /// wake a worker for it.
-    // ANCHOR: work_pending
-    pub(crate) fn notify_if_work_pending(&self) {
-        // Pairs with the fence in `Idle::should_notify`: we published "I am
-        // parked" before reading the queues; a pusher published its task
-        // before reading the idle state. One of us sees the other.
-        fence(Ordering::SeqCst);
-        let pending =
-            self.remotes.iter().any(|remote| !remote.steal.is_empty()) || !self.inject.is_empty();
-        if pending {
-            self.notify_parked();
+    /// Tasks spawned since the runtime started.
+    pub(crate) fn spawned_tasks(&self) -> u64 {
+        match self {
+            Scheduler::CurrentThread(scheduler) => scheduler.owned.spawned(),
+            Scheduler::MultiThread(scheduler) => scheduler.owned.spawned(),
         }
     }
-    // ANCHOR_END: work_pending
 
-    /// Starts shutdown: closes the inject queue and wakes every worker so
-    /// that each sees it; stops the watchdog.
-    pub(crate) fn shutdown(&self) {
-        if self.inject.close() {
-            for remote in self.remotes.iter() {
-                remote.unpark.unpark();
-            }
+    /// Calls `f` with each live task's id, spawn location and poll count.
+    pub(crate) fn for_each_task(&self, f: impl FnMut(u64, &'static Location<'static>, u64)) {
+        match self {
+            Scheduler::CurrentThread(scheduler) => scheduler.owned.for_each(f),
+            Scheduler::MultiThread(scheduler) => scheduler.owned.for_each(f),
         }
-        *self.watchdog_stop.lock() = true;
-        self.watchdog_wake.notify_all();
     }
 
-    /// Called when a worker thread starts.
-    pub(crate) fn worker_started(&self) {
-        *self.running_workers.lock() += 1;
-    }
-
-    /// Called when a worker thread ends (also if it panicked).
-    pub(crate) fn worker_exited(&self) {
-        *self.running_workers.lock() -= 1;
-        self.exited.notify_all();
-    }
-
-    /// Waits until at most `allowed` worker threads still run, or the
-    /// deadline passes (`None`: no deadline). True if they did.
-    pub(crate) fn wait_for_workers(
-        &self,
-        allowed: usize,
-        deadline: Option<std::time::Instant>,
-    ) -> bool {
-        let mut running = self.running_workers.lock();
-        while *running > allowed {
-            match deadline {
-                None => running = self.exited.wait(running),
-                Some(deadline) => {
-                    let now = std::time::Instant::now();
-                    if now >= deadline {
-                        return false;
-                    }
-                    running = self.exited.wait_timeout(running, deadline - now);
-                }
-            }
+    /// Tasks waiting in the queue of tasks from outside.
+    pub(crate) fn injected(&self) -> usize {
+        match self {
+            Scheduler::CurrentThread(scheduler) => scheduler.inject.len(),
+            Scheduler::MultiThread(scheduler) => scheduler.inject.len(),
         }
-        true
     }
 
-    /// A stopped worker hands in its core. When all are in, drop whatever
-    /// the queues still hold: by then every task was shut down, so each
-    /// queued `Notified` only releases a reference.
-    pub(crate) fn shutdown_core(&self, core: worker::Core) {
-        let cores = {
-            let mut cores = self.shutdown_cores.lock();
-            cores.push(core);
-            if cores.len() < self.num_workers() {
-                return;
-            }
-            std::mem::take(&mut *cores)
-        };
-        for mut core in cores {
-            core.drain_queues();
+    /// Tasks scheduled from outside (through the inject queue).
+    pub(crate) fn remote_schedules(&self) -> u64 {
+        match self {
+            Scheduler::CurrentThread(scheduler) => scheduler.inject.remote_pushes(),
+            Scheduler::MultiThread(scheduler) => scheduler.inject.remote_pushes(),
         }
-        drop(self.inject.drain());
     }
 }
 
-impl Schedule for Arc<Handle> {
-    fn schedule(&self, task: Notified) {
-        self.schedule_task(task, false);
-    }
-
-    fn yield_now(&self, task: Notified) {
-        self.schedule_task(task, true);
-    }
-
-    fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
-        self.owned.remove(task)
+/// Puts off waking `waker` until the scheduler running on this thread has
+/// turned its driver (I/O and timers) and run what was already queued:
+/// `yield_now`, and a leaf future whose budget is spent, use it so that a
+/// task that keeps yielding cannot keep others (or the driver) waiting.
+/// On a thread that runs no scheduler the waker is woken at once.
+pub(crate) fn defer(waker: &Waker) {
+    if !multi_thread::worker::defer(waker) && !current_thread::defer(waker) {
+        waker.wake_by_ref();
     }
 }
 
@@ -388,59 +304,4 @@ impl<T> std::ops::Deref for CachePadded<T> {
     fn deref(&self) -> &T {
         &self.0
     }
-}
-
-/// What each worker thread starts with: its core and its parker.
-pub(crate) type WorkerParts = (worker::Core, park::Parker);
-
-/// Builds the shared state and one core per worker.
-pub(crate) fn create(
-    num_workers: usize,
-    config: Config,
-    blocking: blocking::Spawner,
-) -> std::io::Result<(Arc<Handle>, Vec<WorkerParts>)> {
-    let driver = Arc::new(driver::create(config.current_thread, config.start_paused)?);
-    let metrics = config.metrics;
-    let current_thread = config.current_thread;
-    let trace_capacity = config.trace_capacity;
-    let mut remotes = Vec::with_capacity(num_workers);
-    let mut cores = Vec::with_capacity(num_workers);
-    for index in 0..num_workers {
-        let (steal, run_queue) = queue::local();
-        let parker = park::Parker::with_driver(Some(driver.clone()));
-        remotes.push(Remote {
-            steal,
-            unpark: parker.unparker(),
-        });
-        cores.push((worker::Core::new(index, run_queue), parker));
-    }
-    let handle = Arc::new(Handle {
-        remotes: remotes.into_boxed_slice(),
-        inject: Inject::new(),
-        idle: Idle::new(num_workers),
-        // Four shards per worker keeps spawn and completion on different
-        // workers off each other's locks.
-        owned: OwnedTasks::new(4 * num_workers),
-        config,
-        // The current-thread flavour has no worker but counts as one.
-        stats: (0..num_workers.max(1))
-            .map(|_| WorkerStats::new(metrics))
-            .collect(),
-        long_polls: AtomicU64::new(0),
-        shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
-        driver,
-        blocking,
-        next_task_id: CachePadded(AtomicU64::new(1)),
-        running_workers: Mutex::new(0),
-        exited: Condvar::new(),
-        watchdog_stop: Mutex::new(false),
-        watchdog_wake: Condvar::new(),
-        tracer: (trace_capacity > 0)
-            .then(|| trace::Tracer::new(num_workers.max(1), trace_capacity)),
-        current_thread: current_thread.then(|| CurrentThread {
-            state: crate::loom::AtomicUsize::new(0),
-            core: Mutex::new(()),
-        }),
-    });
-    Ok((handle, cores))
 }

@@ -43,7 +43,7 @@ struct Inner {
     mutex: Mutex<()>,
     condvar: Condvar,
     /// The runtime's driver, for workers (block_on threads have none).
-    driver: Option<std::sync::Arc<driver::Shared>>,
+    driver: Option<std::sync::Arc<driver::DriverHandle>>,
 }
 
 /// The sleeping side, owned by one thread.
@@ -64,7 +64,7 @@ impl Parker {
     }
 
     /// A worker's parker: it sleeps in the driver when it can get it.
-    pub(crate) fn with_driver(driver: Option<std::sync::Arc<driver::Shared>>) -> Parker {
+    pub(crate) fn with_driver(driver: Option<std::sync::Arc<driver::DriverHandle>>) -> Parker {
         Parker {
             inner: Arc::new(Inner {
                 state: AtomicUsize::new(EMPTY),

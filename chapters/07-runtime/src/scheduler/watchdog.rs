@@ -30,7 +30,7 @@
 //!
 //! Book: Chapter 7, "Seeing inside the runtime".
 
-use super::Handle;
+use super::MultiThread;
 use crate::runtime::LongPoll;
 use std::panic::Location;
 use std::sync::Arc;
@@ -108,7 +108,7 @@ impl CpuWait {
 // ANCHOR_END: cpu_wait
 
 /// The watchdog thread's loop; returns when the runtime shuts down.
-pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
+pub(crate) fn run(handle: Arc<MultiThread>, threshold: Duration) {
     let interval = (threshold / 2).max(Duration::from_millis(1));
     let mut seen: Vec<Option<Seen>> = vec![None; handle.num_workers()];
     // Spawn locations already printed by the default reporter.
@@ -131,7 +131,7 @@ pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
         let now = Instant::now();
         // ANCHOR: same_poll
         for (worker, slot) in seen.iter_mut().enumerate() {
-            let stats = &handle.stats[worker];
+            let stats = &handle.resources.stats[worker];
             let polls = stats.polls.get();
             let current = stats.current();
             let tid = stats.tid.load(Ordering::Relaxed);
@@ -186,7 +186,7 @@ pub(crate) fn run(handle: Arc<Handle>, threshold: Duration) {
 }
 
 fn report(
-    handle: &Handle,
+    handle: &MultiThread,
     printed: &mut Vec<&'static Location<'static>>,
     worker: usize,
     location: &'static Location<'static>,
@@ -200,7 +200,7 @@ fn report(
         duration,
         still_running,
     };
-    match &handle.config.on_long_poll {
+    match &handle.resources.config.on_long_poll {
         Some(hook) => hook(&event),
         // Once per spawn location: the count is in the metrics.
         None if !printed.contains(&location) => {

@@ -95,7 +95,7 @@ pub fn poll_proceed(cx: &mut Context<'_>) -> Poll<RestoreOnPending> {
     CURRENT.with(|current| match current.get() {
         None => Poll::Ready(RestoreOnPending(Cell::new(None))),
         Some(0) => {
-            crate::scheduler::worker::defer(cx.waker());
+            crate::scheduler::defer(cx.waker());
             Poll::Pending
         }
         Some(left) => {

@@ -224,7 +224,7 @@ impl Shared {
 /// counter outside a runtime.
 fn local_task_id() -> Id {
     static OUTSIDE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1 << 62);
-    let id = crate::runtime::context::with_current(|handle| handle.map(|h| h.next_id()));
+    let id = crate::runtime::context::with_current(|scheduler| scheduler.map(|s| s.next_id()));
     Id(id.unwrap_or_else(|| OUTSIDE.fetch_add(1, Ordering::Relaxed)))
 }
 

@@ -66,7 +66,7 @@ pub use crate::blocking::spawn_blocking;
 /// On the current-thread runtime, where no other thread could take over.
 #[track_caller]
 pub fn block_in_place<F: FnOnce() -> R, R>(f: F) -> R {
-    crate::scheduler::worker::block_in_place(f)
+    crate::scheduler::multi_thread::worker::block_in_place(f)
 }
 
 pub use crate::runtime::spawn;

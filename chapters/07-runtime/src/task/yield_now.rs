@@ -38,7 +38,7 @@ impl Future for YieldNow {
             return Poll::Ready(());
         }
         self.yielded = true;
-        crate::scheduler::worker::defer(cx.waker());
+        crate::scheduler::defer(cx.waker());
         Poll::Pending
     }
     // ANCHOR_END: yield_poll

@@ -106,21 +106,6 @@ impl TimeHandle {
             .as_millis() as u64
     }
 
-    /// With time paused and nothing else to do: move the clock to the next
-    /// timer's deadline and fire what is due. False if no timer waits.
-    // ANCHOR: auto_advance
-    pub(crate) fn auto_advance(&self) -> bool {
-        let next = self.wheel.lock().next_expiration();
-        let Some(ms) = next else {
-            return false;
-        };
-        self.clock
-            .advance_to(self.start + Duration::from_millis(ms));
-        self.process();
-        true
-    }
-    // ANCHOR_END: auto_advance
-
     /// A deadline in milliseconds since start, rounded up.
     // ANCHOR: deadline_ms
     fn deadline_ms(&self, deadline: Instant) -> u64 {

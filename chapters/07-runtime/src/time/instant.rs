@@ -22,8 +22,9 @@ pub struct Instant {
 impl Instant {
     /// Now, on the current runtime's clock (the system's outside one).
     pub fn now() -> Instant {
-        let std = context::with_current(|handle| handle.map(|handle| handle.driver.time.now()))
-            .unwrap_or_else(std::time::Instant::now);
+        let std =
+            context::with_current(|handle| handle.map(|scheduler| scheduler.driver().time.now()))
+                .unwrap_or_else(std::time::Instant::now);
         Instant { std }
     }
 

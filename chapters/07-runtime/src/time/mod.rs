@@ -80,10 +80,11 @@ pub use std::time::Duration;
 /// The clock of the current runtime.
 #[track_caller]
 fn with_clock<R>(what: &str, f: impl FnOnce(&clock::Clock) -> Result<R, &'static str>) -> R {
-    let driver = match context::with_current(|handle| handle.map(|handle| handle.driver.clone())) {
-        Some(driver) => driver,
-        None => panic!("rt::time::{what} called outside of a runtime"),
-    };
+    let driver =
+        match context::with_current(|handle| handle.map(|scheduler| scheduler.driver().clone())) {
+            Some(driver) => driver,
+            None => panic!("rt::time::{what} called outside of a runtime"),
+        };
     match f(driver.time.clock()) {
         Ok(value) => value,
         Err(message) => panic!("{message}"),
@@ -112,20 +113,19 @@ pub fn resume() {
     with_clock("resume", |clock| clock.resume());
 }
 
-/// Moves the paused clock forward by `duration`, then yields so that the
-/// timers now due fire before the caller goes on.
+/// Moves the paused clock forward by `duration` at once, then yields: the
+/// timers now due fire at the runtime's next turn of its driver, which the
+/// yield lets happen before the caller goes on (a yield is deferred until
+/// after that turn). As in Tokio, every timer due by the new time completes
+/// "at the same time", in no set order, and `advance` does not wait for the
+/// tasks they wake to run: to let a span of time pass with every timer in
+/// it fired in order, `sleep` for it instead (auto-advance does the rest).
 ///
 /// # Panics
 ///
 /// Outside a runtime, or if time is not paused.
 pub async fn advance(duration: Duration) {
     with_clock("advance", |clock| clock.advance(duration));
-    // Fire what is now due, on this runtime's wheel.
-    context::with_current(|handle| {
-        if let Some(handle) = handle {
-            handle.driver.time.process();
-        }
-    });
     crate::task::yield_now().await;
 }
 pub use instant::Instant;

@@ -37,7 +37,7 @@ const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
 
 /// `now + duration` on the driver's clock, or the far future if that does
 /// not fit in an `Instant`.
-fn deadline_after(driver: &driver::Shared, duration: Duration) -> Instant {
+fn deadline_after(driver: &driver::DriverHandle, duration: Duration) -> Instant {
     let now = Instant::from_std(driver.time.now());
     now.checked_add(duration)
         .unwrap_or_else(|| now + FAR_FUTURE)
@@ -45,8 +45,8 @@ fn deadline_after(driver: &driver::Shared, duration: Duration) -> Instant {
 
 /// The driver of the current runtime.
 #[track_caller]
-fn current_driver(what: &str) -> Arc<driver::Shared> {
-    match context::with_current(|handle| handle.map(|handle| handle.driver.clone())) {
+fn current_driver(what: &str) -> Arc<driver::DriverHandle> {
+    match context::with_current(|handle| handle.map(|scheduler| scheduler.driver().clone())) {
         Some(driver) => driver,
         None => panic!(
             "rt::time::{what} called outside of a runtime: create timers in a task, \
@@ -84,14 +84,14 @@ pub fn sleep_until(deadline: Instant) -> Sleep {
 pub struct Sleep {
     deadline: Instant,
     /// The runtime's driver, whose wheel holds the timer.
-    driver: Arc<driver::Shared>,
+    driver: Arc<driver::DriverHandle>,
     /// The timer in the wheel, once registered.
     key: Option<TimerKey>,
     done: bool,
 }
 
 impl Sleep {
-    fn new(deadline: Instant, driver: Arc<driver::Shared>) -> Sleep {
+    fn new(deadline: Instant, driver: Arc<driver::DriverHandle>) -> Sleep {
         Sleep {
             deadline,
             driver,

@@ -11,9 +11,11 @@
 pub mod blocking;
 pub mod channels;
 pub mod channels_more;
+pub mod current_thread;
 pub mod fs;
 pub mod io;
 pub mod net;
+pub mod paused_clock;
 pub mod regressions;
 pub mod runtime;
 pub mod shutdown;

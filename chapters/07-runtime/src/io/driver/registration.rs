@@ -40,7 +40,7 @@ use std::task::{Context, Poll, ready};
 pub(crate) struct Registration {
     /// The driver it is registered with (not the whole scheduler: a socket
     /// needs only the driver, and must not keep the workers' state alive).
-    driver: Arc<driver::Shared>,
+    driver: Arc<driver::DriverHandle>,
     token: Token,
     io: Arc<ScheduledIo>,
 }
@@ -53,7 +53,7 @@ impl Registration {
         source: &mut impl mio::event::Source,
         interest: Interest,
     ) -> io::Result<Registration> {
-        let driver = context::with_current(|handle| handle.map(|handle| handle.driver.clone()))
+        let driver = context::with_current(|handle| handle.map(|scheduler| scheduler.driver().clone()))
             .ok_or_else(|| {
                 io::Error::other(
                     "no runtime: sockets must be created inside rt::Runtime (in a task, in block_on, or under Handle::enter)",

@@ -11,9 +11,9 @@
 //!     run the task, then up to 3 tasks from the LIFO slot
 //! ```
 //!
-//! A worker's mutable state is its [`Core`]: its ring, its LIFO slot, its
+//! A worker's mutable state is its [`WorkerCore`]: its ring, its LIFO slot, its
 //! tick, whether it is searching. The core sits in a `RefCell` in the
-//! worker's thread-local [`Context`], so that a task being polled on this
+//! worker's thread-local [`WorkerContext`], so that a task being polled on this
 //! thread can reach it when it wakes or spawns another task: that is how a
 //! spawn from inside the runtime lands in the local queue (no lock, no
 //! atomic read-modify-write) while a spawn from outside goes to the inject
@@ -38,12 +38,13 @@
 //!
 //! Book: Chapter 7, "The worker loop" and "The LIFO slot".
 
-use super::park::Parker;
 use super::queue::{self, Local};
-use super::stats::WorkerStats;
-use super::trace::TraceKind;
-use super::{Handle, Notified};
+use super::{MultiThread, WorkerTask};
 use crate::runtime::context;
+use crate::scheduler::Scheduler;
+use crate::scheduler::park::Parker;
+use crate::scheduler::stats::WorkerStats;
+use crate::scheduler::trace::TraceKind;
 use crate::task::coop;
 use std::cell::{Cell, RefCell};
 use std::sync::{Arc, PoisonError};
@@ -59,15 +60,15 @@ pub(crate) const MAX_LIFO_POLLS_PER_TICK: usize = 3;
 // ANCHOR_END: lifo_const
 
 /// A worker's own state.
-pub(crate) struct Core {
+pub(crate) struct WorkerCore {
     index: usize,
     /// Incremented once per iteration of the worker loop.
     tick: u32,
     /// The task to run next, woken or spawned by the task that ran last.
-    lifo_slot: Option<Notified>,
+    lifo_slot: Option<WorkerTask>,
     /// False after MAX_LIFO_POLLS_PER_TICK LIFO polls in a row.
     lifo_enabled: bool,
-    run_queue: Local<Notified>,
+    run_queue: Local<WorkerTask>,
     /// Counted in `Idle`'s number of searchers.
     is_searching: bool,
     /// Since when the busy time was last brought up to date (metrics only).
@@ -81,10 +82,10 @@ pub(crate) struct Core {
 }
 
 /// The thread-local state of a worker thread.
-pub(crate) struct Context {
-    handle: Arc<Handle>,
+pub(crate) struct WorkerContext {
+    handle: Arc<MultiThread>,
     index: usize,
-    core: RefCell<Option<Core>>,
+    core: RefCell<Option<WorkerCore>>,
     /// Taken with the core when a task hands the core to another thread.
     parker: RefCell<Option<Parker>>,
     /// Wakers of tasks that yielded, woken when the worker runs dry.
@@ -93,22 +94,22 @@ pub(crate) struct Context {
 
 thread_local! {
     /// The worker context of this thread, if it is a worker; null otherwise.
-    static CURRENT: Cell<*const Context> = const { Cell::new(std::ptr::null()) };
+    static CURRENT: Cell<*const WorkerContext> = const { Cell::new(std::ptr::null()) };
 }
 
 /// Tries to schedule `task` on the current thread's worker, if this thread
 /// is a worker of `handle`'s runtime and its core is available. Gives the
 /// task back otherwise.
 pub(crate) fn schedule_on_current_worker(
-    handle: &Handle,
-    task: Notified,
+    handle: &MultiThread,
+    task: WorkerTask,
     is_yield: bool,
-) -> Result<(), Notified> {
+) -> Result<(), WorkerTask> {
     let cx = CURRENT.with(Cell::get);
     if cx.is_null() {
         return Err(task);
     }
-    // SAFETY: CURRENT is set by `run` to a Context that lives on that
+    // SAFETY: CURRENT is set by `run` to a WorkerContext that lives on that
     // thread's stack for as long as the pointer is set, and is cleared
     // before it is dropped; we are on that thread.
     let cx = unsafe { &*cx };
@@ -128,12 +129,14 @@ pub(crate) fn schedule_on_current_worker(
     Ok(())
 }
 
-/// Defers `waker` to the current worker's defer list if this thread is a
-/// worker; otherwise wakes it now. Returns whether it was deferred.
+/// Defers `waker` to this worker's defer list, if this thread is a worker
+/// (of any runtime): the task is woken after the worker's next turn of the
+/// driver. Returns false on a thread that is not a worker; a worker that
+/// cannot defer (it handed its core away, or the list is in use) wakes the
+/// waker at once and returns true.
 pub(crate) fn defer(waker: &Waker) -> bool {
     let cx = CURRENT.with(Cell::get);
     if cx.is_null() {
-        waker.wake_by_ref();
         return false;
     }
     // SAFETY: as in `schedule_on_current_worker`.
@@ -142,7 +145,7 @@ pub(crate) fn defer(waker: &Waker) -> bool {
     // its defer list again: wake now.
     if cx.core.try_borrow().is_ok_and(|core| core.is_none()) {
         waker.wake_by_ref();
-        return false;
+        return true;
     }
     match cx.defer.try_borrow_mut() {
         Ok(mut defer) => {
@@ -150,26 +153,23 @@ pub(crate) fn defer(waker: &Waker) -> bool {
             if !defer.last().is_some_and(|last| last.will_wake(waker)) {
                 defer.push(waker.clone());
             }
-            true
         }
-        Err(_) => {
-            waker.wake_by_ref();
-            false
-        }
+        Err(_) => waker.wake_by_ref(),
     }
+    true
 }
 
 /// Starts a worker thread running `core`, counted in the runtime's running
 /// workers until it ends (even by panic). If the thread cannot start, the
 /// core and the parker come back with the error.
 pub(crate) fn spawn_thread(
-    handle: Arc<Handle>,
-    core: Core,
+    handle: Arc<MultiThread>,
+    core: WorkerCore,
     parker: Parker,
     thread: std::thread::Builder,
-) -> Result<std::thread::JoinHandle<()>, (Core, Parker, std::io::Error)> {
+) -> Result<std::thread::JoinHandle<()>, (WorkerCore, Parker, std::io::Error)> {
     /// Counts the thread out when it ends.
-    struct Exit(Arc<Handle>);
+    struct Exit(Arc<MultiThread>);
     impl Drop for Exit {
         fn drop(&mut self) {
             self.0.worker_exited();
@@ -184,7 +184,7 @@ pub(crate) fn spawn_thread(
         let _exit = counted;
         let parts = taken.lock().unwrap_or_else(PoisonError::into_inner).take();
         if let Some((core, parker)) = parts {
-            let hooks = handle.config.thread_hooks.clone();
+            let hooks = handle.resources.config.thread_hooks.clone();
             hooks.run(|| run(handle, core, parker));
         }
     });
@@ -210,8 +210,8 @@ pub(crate) fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
         // SAFETY: as in `schedule_on_current_worker`.
         let cx = unsafe { &*cx };
         cx.hand_off_core();
-    } else if context::with_current(|handle| {
-        handle.is_some_and(|handle| handle.current_thread.is_some())
+    } else if context::with_current(|scheduler| {
+        matches!(scheduler, Some(Scheduler::CurrentThread(_)))
     }) && !context::blocking_allowed()
     {
         panic!(
@@ -227,15 +227,15 @@ pub(crate) fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
 // ANCHOR_END: block_in_place
 
 /// The body of a worker thread.
-pub(crate) fn run(handle: Arc<Handle>, core: Core, parker: Parker) {
-    let cx = Context {
+pub(crate) fn run(handle: Arc<MultiThread>, core: WorkerCore, parker: Parker) {
+    let cx = WorkerContext {
         index: core.index,
         handle: handle.clone(),
         core: RefCell::new(Some(core)),
         parker: RefCell::new(Some(parker)),
         defer: RefCell::new(Vec::new()),
     };
-    let _runtime = context::enter_worker(handle);
+    let _runtime = context::enter_worker(Scheduler::MultiThread(handle));
     CURRENT.with(|current| current.set(&cx));
     // Clears CURRENT even if something below panics.
     struct Reset;
@@ -248,7 +248,7 @@ pub(crate) fn run(handle: Arc<Handle>, core: Core, parker: Parker) {
     cx.run();
 }
 
-impl Context {
+impl WorkerContext {
     /// Gives this worker's core to a new thread (for `block_in_place`),
     /// unless it is gone already (a second call, or shutdown). Tasks that
     /// yielded are woken first, into the core's queue, so they move too.
@@ -263,7 +263,7 @@ impl Context {
             .take()
             .expect("a worker with its core has its parker");
         let index = core.index;
-        let name = match &self.handle.config.thread_name_fn {
+        let name = match &self.handle.resources.config.thread_name_fn {
             Some(name) => name(),
             None => format!("rt-worker-{index}"),
         };
@@ -279,7 +279,7 @@ impl Context {
     }
 
     fn stats(&self) -> &WorkerStats {
-        &self.handle.stats[self.index]
+        &self.handle.resources.stats[self.index]
     }
 
     fn run(&self) {
@@ -304,7 +304,9 @@ impl Context {
                     return;
                 };
                 core.tick = core.tick.wrapping_add(1);
-                let due = core.tick.is_multiple_of(self.handle.config.event_interval);
+                let due = core
+                    .tick
+                    .is_multiple_of(self.handle.resources.config.event_interval);
                 if due {
                     core.maintenance(&self.handle);
                 }
@@ -349,9 +351,14 @@ impl Context {
             core.lifo_enabled = false;
             core.in_driver = true;
         }
-        let began = self.handle.tracer.as_ref().map(|tracer| tracer.now());
-        self.handle.driver.poll_now();
-        if let (Some(tracer), Some(began)) = (&self.handle.tracer, began) {
+        let began = self
+            .handle
+            .resources
+            .tracer
+            .as_ref()
+            .map(|tracer| tracer.now());
+        self.handle.resources.driver.poll_now();
+        if let (Some(tracer), Some(began)) = (&self.handle.resources.tracer, began) {
             tracer.span(self.index, began, TraceKind::Driver);
         }
         self.wake_deferred();
@@ -388,14 +395,14 @@ impl Context {
 
     /// Polls `task`, then whatever it put in the LIFO slot, up to the limit,
     /// all on one cooperative budget.
-    fn run_task(&self, task: Notified) {
+    fn run_task(&self, task: WorkerTask) {
         {
             let mut core = self.core.borrow_mut();
             let core = core.as_mut().expect("the worker owns its core");
             core.transition_from_searching(&self.handle);
-            core.lifo_enabled = !self.handle.config.disable_lifo_slot;
+            core.lifo_enabled = !self.handle.resources.config.disable_lifo_slot;
         }
-        let budget = if self.handle.config.disable_coop_budget {
+        let budget = if self.handle.resources.config.disable_coop_budget {
             None
         } else {
             Some(coop::BUDGET)
@@ -436,19 +443,19 @@ impl Context {
 
     /// Polls one task, keeping the counters and publishing which task is
     /// being polled (for the long-poll detector).
-    fn poll(&self, task: Notified, from_lifo: bool) {
+    fn poll(&self, task: WorkerTask, from_lifo: bool) {
         let stats = self.stats();
         stats.incr(&stats.polls);
         if from_lifo {
             stats.incr(&stats.lifo_polls);
         }
         stats.set_current(Some(task.location()));
-        if let Some(tracer) = &self.handle.tracer {
+        if let Some(tracer) = &self.handle.resources.tracer {
             let task_id = crate::task::Id(task.id());
             let began = tracer.now();
             task.run();
             tracer.span(self.index, began, TraceKind::Poll { task: task_id });
-        } else if self.handle.config.poll_time_histogram {
+        } else if self.handle.resources.config.poll_time_histogram {
             let start = Instant::now();
             task.run();
             stats.record_poll_time(start.elapsed());
@@ -483,10 +490,15 @@ impl Context {
         stats
             .parked
             .store(true, std::sync::atomic::Ordering::Relaxed);
-        let began = self.handle.tracer.as_ref().map(|tracer| tracer.now());
+        let began = self
+            .handle
+            .resources
+            .tracer
+            .as_ref()
+            .map(|tracer| tracer.now());
         let _traced = TraceOnDrop(&self.handle, self.index, began);
         // `Builder::on_thread_park` now, `on_thread_unpark` on the way out.
-        let _unparked = self.handle.config.thread_hooks.parking();
+        let _unparked = self.handle.resources.config.thread_hooks.parking();
         loop {
             self.parker
                 .borrow()
@@ -528,9 +540,9 @@ impl Context {
     }
 }
 
-impl Core {
-    pub(crate) fn new(index: usize, run_queue: Local<Notified>) -> Core {
-        Core {
+impl WorkerCore {
+    pub(crate) fn new(index: usize, run_queue: Local<WorkerTask>) -> WorkerCore {
+        WorkerCore {
             index,
             tick: 0,
             lifo_slot: None,
@@ -547,15 +559,15 @@ impl Core {
     /// The next task from this worker's own queues, or a batch from the
     /// inject queue.
     // ANCHOR: next_task
-    fn next_task(&mut self, handle: &Handle) -> Option<Notified> {
+    fn next_task(&mut self, handle: &MultiThread) -> Option<WorkerTask> {
         if self
             .tick
-            .is_multiple_of(handle.config.global_queue_interval)
+            .is_multiple_of(handle.resources.config.global_queue_interval)
         {
             // Fairness: every so often the inject queue goes first, so tasks
             // from outside are not starved by a worker that keeps itself busy.
             if let Some(task) = handle.inject.pop() {
-                let stats = &handle.stats[self.index];
+                let stats = &handle.resources.stats[self.index];
                 stats.incr(&stats.inject_pulls);
                 return Some(task);
             }
@@ -566,7 +578,7 @@ impl Core {
     }
     // ANCHOR_END: next_task
 
-    fn next_local_task(&mut self) -> Option<Notified> {
+    fn next_local_task(&mut self) -> Option<WorkerTask> {
         self.lifo_slot.take().or_else(|| self.run_queue.pop())
     }
 
@@ -574,7 +586,7 @@ impl Core {
     /// one task to run now. The share is the queue's length divided by the
     /// number of workers (plus one), so one worker does not take it all
     /// while others are waking up to help; at most half a ring.
-    fn refill_from_inject(&mut self, handle: &Handle) -> Option<Notified> {
+    fn refill_from_inject(&mut self, handle: &MultiThread) -> Option<WorkerTask> {
         if handle.inject.is_empty() {
             return None;
         }
@@ -595,7 +607,7 @@ impl Core {
         if !spilled.is_empty() {
             handle.inject.push_batch(spilled.into_iter());
         }
-        let stats = &handle.stats[self.index];
+        let stats = &handle.resources.stats[self.index];
         stats.add(&stats.inject_pulls, taken as u64);
         first
     }
@@ -603,7 +615,7 @@ impl Core {
     /// Looks for work elsewhere: steals from the other workers, starting at a
     /// random one, then checks the inject queue. Only if allowed to search.
     // ANCHOR: steal_work
-    fn steal_work(&mut self, handle: &Handle) -> Option<Notified> {
+    fn steal_work(&mut self, handle: &MultiThread) -> Option<WorkerTask> {
         if !self.transition_to_searching(handle) {
             return None;
         }
@@ -616,11 +628,11 @@ impl Core {
             }
             let before = self.run_queue.len();
             if let Some(task) = handle.remotes[victim].steal.steal_into(&mut self.run_queue) {
-                let stats = &handle.stats[self.index];
+                let stats = &handle.resources.stats[self.index];
                 let stolen = (self.run_queue.len() - before + 1) as u64;
                 stats.incr(&stats.steal_operations);
                 stats.add(&stats.steals, stolen);
-                if let Some(tracer) = &handle.tracer {
+                if let Some(tracer) = &handle.resources.tracer {
                     tracer.instant(self.index, TraceKind::Steal { tasks: stolen });
                 }
                 return Some(task);
@@ -632,8 +644,8 @@ impl Core {
 
     /// Schedules a task woken or spawned on this worker.
     // ANCHOR: schedule_local
-    fn schedule_local(&mut self, handle: &Handle, task: Notified, is_yield: bool) {
-        let stats = &handle.stats[self.index];
+    fn schedule_local(&mut self, handle: &MultiThread, task: WorkerTask, is_yield: bool) {
+        let stats = &handle.resources.stats[self.index];
         stats.incr(&stats.local_schedules);
         let pushed_to_ring = if is_yield || !self.lifo_enabled {
             self.push_back(handle, task);
@@ -662,36 +674,36 @@ impl Core {
     /// we are not searching (a searcher wakes another when it finds work),
     /// wake one parked worker to share them. One wake-up per batch of
     /// events, not one per task.
-    fn notify_after_driver(&self, handle: &Handle) {
+    fn notify_after_driver(&self, handle: &MultiThread) {
         if !self.is_searching && usize::from(self.lifo_slot.is_some()) + self.run_queue.len() > 1 {
             handle.notify_parked();
         }
     }
 
-    pub(crate) fn push_back(&mut self, handle: &Handle, task: Notified) {
+    pub(crate) fn push_back(&mut self, handle: &MultiThread, task: WorkerTask) {
         if self.run_queue.push_back_or_overflow(task, &handle.inject) {
-            let stats = &handle.stats[self.index];
+            let stats = &handle.resources.stats[self.index];
             stats.incr(&stats.overflows);
         }
     }
 
-    fn maintenance(&mut self, handle: &Handle) {
+    fn maintenance(&mut self, handle: &MultiThread) {
         if !self.is_shutdown {
             self.is_shutdown = handle.inject.is_closed();
         }
-        let stats = &handle.stats[self.index];
+        let stats = &handle.resources.stats[self.index];
         stats.set(&stats.queue_depth, self.run_queue.len() as u64);
         self.account_busy(handle);
     }
 
-    fn transition_to_searching(&mut self, handle: &Handle) -> bool {
+    fn transition_to_searching(&mut self, handle: &MultiThread) -> bool {
         if !self.is_searching {
             self.is_searching = handle.idle.transition_worker_to_searching();
         }
         self.is_searching
     }
 
-    fn transition_from_searching(&mut self, handle: &Handle) {
+    fn transition_from_searching(&mut self, handle: &MultiThread) {
         if !self.is_searching {
             return;
         }
@@ -704,7 +716,7 @@ impl Core {
     }
 
     /// Returns false if the worker has work after all and must not park.
-    fn transition_to_parked(&mut self, handle: &Handle) -> bool {
+    fn transition_to_parked(&mut self, handle: &MultiThread) -> bool {
         if self.lifo_slot.is_some() || !self.run_queue.is_empty() {
             return false;
         }
@@ -720,7 +732,7 @@ impl Core {
 
     /// After a wake-up: returns true if the worker should run again.
     // ANCHOR: from_parked
-    fn transition_from_parked(&mut self, handle: &Handle) -> bool {
+    fn transition_from_parked(&mut self, handle: &MultiThread) -> bool {
         if self.lifo_slot.is_some() || !self.run_queue.is_empty() {
             // Tasks we woke ourselves while in the driver. If we are still on
             // the sleepers list, take ourselves off it and run them, not
@@ -741,18 +753,18 @@ impl Core {
     // ANCHOR_END: from_parked
 
     /// Adds the time since the last update to the busy counter.
-    fn account_busy(&mut self, handle: &Handle) {
+    fn account_busy(&mut self, handle: &MultiThread) {
         if let Some(since) = self.busy_since.take() {
             let now = Instant::now();
-            let stats = &handle.stats[self.index];
+            let stats = &handle.resources.stats[self.index];
             stats.add(&stats.busy_ns, now.duration_since(since).as_nanos() as u64);
             self.busy_since = Some(now);
         }
     }
 
     /// Starts counting busy time (after a park, or at start).
-    fn start_busy(&mut self, handle: &Handle) {
-        if handle.config.metrics {
+    fn start_busy(&mut self, handle: &MultiThread) {
+        if handle.resources.config.metrics {
             self.busy_since = Some(Instant::now());
         }
     }
@@ -799,11 +811,11 @@ impl FastRand {
 }
 
 /// Records a park span when the park ends, whichever way it returns.
-struct TraceOnDrop<'a>(&'a Handle, usize, Option<std::time::Instant>);
+struct TraceOnDrop<'a>(&'a MultiThread, usize, Option<std::time::Instant>);
 
 impl Drop for TraceOnDrop<'_> {
     fn drop(&mut self) {
-        if let (Some(tracer), Some(began)) = (&self.0.tracer, self.2) {
+        if let (Some(tracer), Some(began)) = (&self.0.resources.tracer, self.2) {
             tracer.span(self.1, began, TraceKind::Park);
         }
     }
