@@ -89,7 +89,8 @@ impl Driver {
         let clock = shared.time.clock();
         match clock.plan_park(shared.time.park_timeout(max)) {
             ParkPlan::Wait(timeout) => self.turn(shared, timeout),
-            ParkPlan::TurnThenJump(by) => {
+            ParkPlan::TurnThenJump(wait) => {
+                let by = shared.time.jump_to_next().unwrap_or(wait);
                 self.turn(shared, Some(Duration::ZERO));
                 clock.jump_unless_woken(by);
             }

@@ -192,6 +192,15 @@ impl TimeHandle {
         timeout
     }
 
+    /// How far a paused clock jumps to reach the next timer: whole
+    /// milliseconds, from the current one to the timer's, so the clock keeps
+    /// its place within the millisecond (as Tokio's jumps do). `None`: no
+    /// timer.
+    pub(crate) fn jump_to_next(&self) -> Option<Duration> {
+        let next = self.wheel.lock().next_expiration()?;
+        Some(Duration::from_millis(next.saturating_sub(self.now_ms())))
+    }
+
     /// Fires every timer that is due, waking their tasks.
     pub(crate) fn process(&self) {
         let mut fired = Vec::new();

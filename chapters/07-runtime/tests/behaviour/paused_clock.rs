@@ -158,3 +158,93 @@ fn after_advance_a_request_sees_what_the_due_timers_did() {
         );
     });
 }
+
+/// How far auto-advance moves the clock: Tokio's driver jumps by whole
+/// milliseconds, from the current one to the timer's, so a clock paused
+/// between two milliseconds keeps its place within the millisecond. A
+/// 10 ms sleep started 0.3 ms into a millisecond is due in the 11th
+/// millisecond from there (deadlines round up), and the clock moves 11 ms.
+#[test]
+fn auto_advance_moves_the_clock_by_whole_milliseconds() {
+    if shim::MULTI_THREAD {
+        return; // time can be paused on the current-thread runtime only
+    }
+    limit("auto-advance amount", || {
+        let runtime = shim::runtime();
+        let elapsed = runtime.block_on(async {
+            // Pause between two milliseconds of the runtime's clock.
+            std::thread::sleep(Duration::from_micros(1_300));
+            rt::time::pause();
+            let before = rt::time::Instant::now();
+            rt::time::sleep(Duration::from_millis(10)).await;
+            before.elapsed()
+        });
+        assert_eq!(
+            elapsed.subsec_nanos() % 1_000_000,
+            0,
+            "the clock moved {elapsed:?}, not a whole number of milliseconds"
+        );
+        assert!(
+            elapsed == Duration::from_millis(11) || elapsed == Duration::from_millis(10),
+            "the clock moved {elapsed:?} for a 10 ms sleep"
+        );
+    });
+}
+
+/// Tokio's rule for when the clock may jump: after a turn of the I/O
+/// driver without waiting, and only if nothing woke the runtime meanwhile.
+/// Data that is ready wakes its reader, so a one-second timeout around a
+/// read of data already sent does not elapse.
+#[test]
+fn ready_io_that_wakes_a_task_stops_the_jump() {
+    if shim::MULTI_THREAD {
+        return; // time can be paused on the current-thread runtime only
+    }
+    limit("ready I/O and the paused clock", || {
+        let runtime = paused_runtime();
+        runtime.block_on(async {
+            let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let mut client = std::net::TcpStream::connect(addr).unwrap();
+            let (mut server, _) = listener.accept().await.unwrap();
+            std::io::Write::write_all(&mut client, b"ready").unwrap();
+            let mut buf = [0u8; 5];
+            let read = rt::time::timeout(
+                Duration::from_secs(1),
+                shim::read_exact(&mut server, &mut buf),
+            )
+            .await;
+            read.expect("the clock jumped past the timeout though the data was ready")
+                .unwrap();
+            assert_eq!(&buf, b"ready");
+        });
+    });
+}
+
+/// The other half of the rule: a socket with nothing to read wakes no
+/// one, so it does not keep the clock still: a one-second timeout around
+/// a read that will never complete elapses at once, in paused time.
+#[test]
+fn an_idle_socket_does_not_stop_the_jump() {
+    if shim::MULTI_THREAD {
+        return; // time can be paused on the current-thread runtime only
+    }
+    limit("idle socket and the paused clock", || {
+        let runtime = paused_runtime();
+        runtime.block_on(async {
+            let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let _client = std::net::TcpStream::connect(addr).unwrap();
+            let (mut server, _) = listener.accept().await.unwrap();
+            let before = rt::time::Instant::now();
+            let mut buf = [0u8; 1];
+            let read = rt::time::timeout(
+                Duration::from_secs(1),
+                shim::read_exact(&mut server, &mut buf),
+            )
+            .await;
+            assert!(read.is_err(), "the read completed with no data sent");
+            assert_eq!(before.elapsed(), Duration::from_secs(1));
+        });
+    });
+}
