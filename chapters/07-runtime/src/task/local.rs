@@ -76,7 +76,9 @@ impl Enter {
 impl Drop for Enter {
     fn drop(&mut self) {
         let previous = self.previous.take();
-        CURRENT.with(|current| *current.borrow_mut() = previous);
+        // `try_with`: on a thread whose thread-locals are being destroyed
+        // (a set or a guard kept in one), there is nothing to restore.
+        let _ = CURRENT.try_with(|current| *current.borrow_mut() = previous);
     }
 }
 

@@ -538,3 +538,139 @@ impl Drop for DrivingGuard<'_> {
         self.scheduler.put_back_core(ours.core);
     }
 }
+
+#[cfg(all(test, loom))]
+mod loom_current_thread {
+    use super::*;
+    use crate::loom::thread;
+    use crate::runtime::Builder;
+    use crate::scheduler::Scheduler;
+    use crate::scheduler::park::{Parker, Unparker};
+
+    /// A current-thread runtime's shared state, for a model to drive by hand.
+    fn current_thread() -> Arc<CurrentThread> {
+        let runtime = Builder::new_current_thread().build().unwrap();
+        let Scheduler::CurrentThread(scheduler) = runtime.handle().inner.clone() else {
+            unreachable!("a current-thread builder builds a current-thread runtime");
+        };
+        // Keep the runtime's state; the model ends before anything needs it.
+        std::mem::forget(runtime);
+        scheduler
+    }
+
+    /// The driving thread decides to sleep while another thread wakes the
+    /// `block_on` future: either it sees the wake before it sleeps, or the
+    /// waker sees it parked and wakes the driver. Never neither (loom
+    /// reports a deadlock if the driving thread sleeps for ever).
+    #[test]
+    fn loom_a_remote_wake_reaches_the_parking_driver() {
+        loom::model(|| {
+            let scheduler = current_thread();
+            let waker = {
+                let scheduler = scheduler.clone();
+                thread::spawn(move || Wake::wake_by_ref(&scheduler))
+            };
+            while !scheduler.woken.swap(false, Ordering::AcqRel) {
+                scheduler.park();
+            }
+            waker.join().unwrap();
+        });
+    }
+
+    /// The same race with a task spawned from another thread (the
+    /// `schedule` side of the protocol).
+    #[test]
+    fn loom_a_remote_spawn_reaches_the_parking_driver() {
+        loom::model(|| {
+            let scheduler = current_thread();
+            let spawner = {
+                let scheduler = scheduler.clone();
+                thread::spawn(move || {
+                    drop(scheduler.spawn(async {}, std::panic::Location::caller()));
+                })
+            };
+            while scheduler.inject.is_empty() {
+                scheduler.park();
+            }
+            spawner.join().unwrap();
+            // Run it, so the model ends with no task alive.
+            scheduler.inject.pop().unwrap().run();
+        });
+    }
+
+    struct Unpark(Unparker);
+
+    impl Wake for Unpark {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+
+    /// The core hand-off: one thread holds the core and puts it back while
+    /// a second `block_on` looks for it and, finding it taken, registers to
+    /// be woken and parks. Whatever the interleaving, the second gets the
+    /// core (loom reports a deadlock if it parks for ever).
+    // ANCHOR: loom_core_hand_off
+    #[test]
+    fn loom_a_waiting_block_on_gets_the_core_when_it_is_put_back() {
+        loom::model(|| {
+            let scheduler = current_thread();
+            let core = scheduler.take_core(None).expect("the core starts free");
+            let holder = {
+                let scheduler = scheduler.clone();
+                thread::spawn(move || scheduler.put_back_core(core))
+            };
+            let parker = Parker::new();
+            let waker = Waker::from(std::sync::Arc::new(Unpark(parker.unparker())));
+            let core = loop {
+                match scheduler.take_core(Some(&waker)) {
+                    Some(core) => break core,
+                    None => parker.park(),
+                }
+            };
+            holder.join().unwrap();
+            scheduler.put_back_core(core);
+        });
+    }
+    // ANCHOR_END: loom_core_hand_off
+
+    /// The paused clock's hold racing a park: a blocking job is in flight
+    /// (it holds the clock) while the driving thread parks with a timer a
+    /// second away. The clock must not jump before the job is done, and
+    /// once the job releases the hold the driver must wake and jump (loom
+    /// reports a deadlock if it sleeps for ever).
+    // ANCHOR: loom_clock_hold
+    #[test]
+    fn loom_the_paused_clock_does_not_jump_while_held() {
+        loom::model(|| {
+            let runtime = Builder::new_current_thread()
+                .start_paused(true)
+                .build()
+                .unwrap();
+            let driver = runtime.handle().inner.driver().clone();
+            std::mem::forget(runtime);
+            let start = driver.time.now();
+            let _timer = driver
+                .time
+                .register(start + std::time::Duration::from_secs(1), Waker::noop());
+            let hold = driver.hold_auto_advance();
+            let done = Arc::new(AtomicBool::new(false));
+            let job = {
+                let done = done.clone();
+                thread::spawn(move || {
+                    done.store(true, Ordering::SeqCst);
+                    hold.release();
+                })
+            };
+            while driver.time.now() == start {
+                driver.park();
+            }
+            assert!(
+                done.load(Ordering::SeqCst),
+                "the clock jumped while a job held it"
+            );
+            job.join().unwrap();
+        });
+    }
+    // ANCHOR_END: loom_clock_hold
+}
