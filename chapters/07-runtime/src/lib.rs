@@ -4,41 +4,47 @@
 //! cores, the way Tokio's multi-threaded runtime does, and is a runtime a
 //! reader can use: `Runtime::new()?.block_on(async { rt::spawn(...).await })`.
 //!
+//! ## The map
+//!
+//! The runtime's core, what the book's Chapter 7 takes apart:
+//!
 //! * [`task`]: a task is one allocation with an atomic state word; wakers
-//!   are task pointers; [`JoinHandle`](task::JoinHandle),
-//!   [`JoinError`](task::JoinError), [`JoinSet`](task::JoinSet),
-//!   [`AbortHandle`](task::AbortHandle), task ids, task-local values and
-//!   `block_in_place`;
-//! * `scheduler`: per-worker lock-free run queues with work stealing, the
-//!   LIFO slot, the inject queue, searching and parking;
-//! * [`runtime`]: [`Builder`] (multi-thread or current-thread), [`Runtime`],
-//!   [`Handle`], [`spawn`], metrics, shutdown, and a per-worker trace;
-//! * [`sync`]: `oneshot`, `mpsc` (bounded and unbounded), `watch`,
-//!   `broadcast`, `Semaphore`, `Mutex`, `RwLock`, `Notify`;
-//! * [`net`]: `TcpListener` and `TcpStream` on the I/O driver (`io/`),
-//!   edge-triggered epoll through mio, with a readiness tick per socket;
-//!   also `TcpSocket`, `UdpSocket`, `UnixListener`/`UnixStream`, with
-//!   [`io::Interest`] and [`io::Ready`] for `ready`/`try_read`;
-//! * [`io`]: Tokio's I/O vocabulary on every stream: the extension traits
-//!   ([`io::AsyncReadExt`], [`io::AsyncWriteExt`], [`io::AsyncBufReadExt`]),
-//!   `BufReader`, `copy`, `split`, `duplex`, and the standard streams on
-//!   the blocking pool;
-//! * [`fs`]: Tokio's file-system module (`read`, `write`, `File`,
-//!   `OpenOptions`, `read_dir`, …), every operation a blocking call on the
-//!   blocking pool, since epoll cannot wait on a regular file;
-//! * [`signal`]: `ctrl_c()` through a self-pipe on the I/O driver;
-//! * [`time`]: `sleep`, `timeout`, `interval` on a hierarchical timing wheel,
-//!   and a clock a test can pause (`time::pause`, `advance`);
-//! * the cooperative budget (`task/coop.rs`) and `task::spawn_blocking`
-//!   (`blocking/`);
-//! * for programs: `#[rt::main]`, `#[rt::test]`, [`join!`], [`try_join!`]
-//!   and [`select!`] (`macros/`).
+//!   are task pointers; [`JoinHandle`](task::JoinHandle), the cooperative
+//!   budget (`task/coop.rs`), task ids and task-local values;
+//! * `scheduler/`: who polls which task. `multi_thread/` (per-worker
+//!   lock-free rings, work stealing, the LIFO slot, searching and parking)
+//!   and `current_thread/` (the thread in `block_on` is the runtime), with
+//!   the inject queue, the parker and the counters they share;
+//! * `io/driver/` and `driver.rs`: the I/O driver, edge-triggered epoll
+//!   through mio with a readiness tick per socket, parked in together with
+//!   the timers;
+//! * [`time`]: the hierarchical timing wheel behind `sleep`, `timeout` and
+//!   `interval`, and a clock a test can pause (`time/clock.rs` states when
+//!   a paused clock may jump);
+//! * `blocking/`: the pool behind [`task::spawn_blocking`];
+//! * [`runtime`]: [`Builder`], [`Runtime`], [`Handle`], [`spawn`], shutdown,
+//!   metrics and a per-worker trace.
+//!
+//! The toolbox, built on the core with Tokio's names, so a Tokio program
+//! ports by renaming the crate:
+//!
+//! * [`sync`]: `oneshot`, `mpsc`, `watch`, `broadcast`, `Mutex`, `RwLock`,
+//!   `Semaphore`, `Notify`, `OnceCell`, `Barrier`;
+//! * [`net`]: TCP, UDP and Unix sockets on the I/O driver;
+//! * [`io`] (`io/util/`): the extension traits, `copy`, `split`, `duplex`,
+//!   buffering; [`io::unix::AsyncFd`] for any descriptor; the standard
+//!   streams;
+//! * [`fs`]: Tokio's file-system module, every call a job on the blocking
+//!   pool, since epoll cannot wait on a regular file;
+//! * [`signal`]: `ctrl_c()` and Unix signals through a self-pipe;
+//! * `macros/`: [`join!`], [`try_join!`], [`select!`]; `#[rt::main]` and
+//!   `#[rt::test]` come from the `rt-macros` crate beside this one.
 //!
 //! Unsafe code lives in `task/` (the allocation, the harness, the waker
-//! vtable) and `scheduler/queue.rs` (the ring buffer), every block with a
-//! `// SAFETY:` comment; those files are checked by Miri (`cargo +nightly
-//! miri test -p rt --lib`) and their races by loom (`RUSTFLAGS="--cfg
-//! loom" cargo test -p rt --release loom`).
+//! vtable) and `scheduler/multi_thread/queue.rs` (the ring buffer), every
+//! block with a `// SAFETY:` comment; those files are checked by Miri
+//! (`cargo +nightly miri test -p rt --lib`) and their races by loom
+//! (`RUSTFLAGS="--cfg loom" cargo test -p rt --release loom`).
 //!
 //! Book: Chapter 7.
 
