@@ -692,8 +692,8 @@ fn deadline_ms(i: u64) -> u64 {
 }
 
 fn wheel_ops(pending: usize, ops: usize) -> f64 {
-    use rt::time::internals::Wheel;
-    let mut wheel = Wheel::new();
+    use rt::time::internals::TimingWheel;
+    let mut wheel = TimingWheel::new();
     let waker = std::task::Waker::noop();
     let mut keys: std::collections::VecDeque<_> = (0..pending as u64)
         .map(|i| {
@@ -743,8 +743,8 @@ fn heap_ops(pending: usize, ops: usize) -> f64 {
 /// Inserts `pending` timers, then moves time forward a millisecond at a
 /// time until all have fired; nanoseconds per timer (insert and fire).
 fn wheel_fire(pending: usize) -> f64 {
-    use rt::time::internals::Wheel;
-    let mut wheel = Wheel::new();
+    use rt::time::internals::TimingWheel;
+    let mut wheel = TimingWheel::new();
     let waker = std::task::Waker::noop();
     let mut fired = Vec::with_capacity(1024);
     let start = thread_cpu_ns();

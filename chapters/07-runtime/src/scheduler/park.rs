@@ -38,7 +38,7 @@ const PARKED: usize = 1;
 const NOTIFIED: usize = 2;
 const PARKED_DRIVER: usize = 3;
 
-struct Inner {
+struct ParkSignal {
     state: AtomicUsize,
     mutex: Mutex<()>,
     condvar: Condvar,
@@ -48,13 +48,13 @@ struct Inner {
 
 /// The sleeping side, owned by one thread.
 pub(crate) struct Parker {
-    inner: Arc<Inner>,
+    inner: Arc<ParkSignal>,
 }
 
 /// The waking side; any thread, any number of clones.
 #[derive(Clone)]
 pub(crate) struct Unparker {
-    inner: Arc<Inner>,
+    inner: Arc<ParkSignal>,
 }
 
 impl Parker {
@@ -66,7 +66,7 @@ impl Parker {
     /// A worker's parker: it sleeps in the driver when it can get it.
     pub(crate) fn with_driver(driver: Option<std::sync::Arc<driver::DriverHandle>>) -> Parker {
         Parker {
-            inner: Arc::new(Inner {
+            inner: Arc::new(ParkSignal {
                 state: AtomicUsize::new(EMPTY),
                 mutex: Mutex::new(()),
                 condvar: Condvar::new(),

@@ -17,10 +17,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Cancels a task; see [`JoinHandle::abort_handle`](super::JoinHandle::abort_handle).
 pub struct AbortHandle {
-    repr: Repr,
+    repr: AbortTarget,
 }
 
-enum Repr {
+enum AbortTarget {
     /// A task of the runtime: one more reference to it.
     Task(RawTask),
     /// A task of a [`LocalSet`](super::LocalSet), which is not a `RawTask`
@@ -44,7 +44,7 @@ impl AbortHandle {
     pub(crate) fn new(raw: RawTask) -> AbortHandle {
         raw.ref_inc();
         AbortHandle {
-            repr: Repr::Task(raw),
+            repr: AbortTarget::Task(raw),
         }
     }
 
@@ -55,7 +55,7 @@ impl AbortHandle {
         id: Id,
     ) -> AbortHandle {
         AbortHandle {
-            repr: Repr::Local {
+            repr: AbortTarget::Local {
                 abort,
                 finished,
                 id,
@@ -66,31 +66,31 @@ impl AbortHandle {
     /// Cancels the task, as [`JoinHandle::abort`](super::JoinHandle::abort).
     pub fn abort(&self) {
         match &self.repr {
-            Repr::Task(raw) => raw.remote_abort(),
-            Repr::Local { abort, .. } => abort.abort(),
+            AbortTarget::Task(raw) => raw.remote_abort(),
+            AbortTarget::Local { abort, .. } => abort.abort(),
         }
     }
 
     /// True once the task has finished, normally, by panic or by abort.
     pub fn is_finished(&self) -> bool {
         match &self.repr {
-            Repr::Task(raw) => raw.header().state.load().is_complete(),
-            Repr::Local { finished, .. } => finished.load(Ordering::Acquire),
+            AbortTarget::Task(raw) => raw.header().state.load().is_complete(),
+            AbortTarget::Local { finished, .. } => finished.load(Ordering::Acquire),
         }
     }
 
     /// The task's id.
     pub fn id(&self) -> Id {
         match &self.repr {
-            Repr::Task(raw) => Id(raw.header().id),
-            Repr::Local { id, .. } => *id,
+            AbortTarget::Task(raw) => Id(raw.header().id),
+            AbortTarget::Local { id, .. } => *id,
         }
     }
 }
 
 impl Drop for AbortHandle {
     fn drop(&mut self) {
-        if let Repr::Task(raw) = self.repr {
+        if let AbortTarget::Task(raw) = self.repr {
             raw.drop_reference();
         }
     }

@@ -15,12 +15,12 @@ use std::fmt;
 /// The error a [`JoinHandle`](crate::task::JoinHandle) returns when its task
 /// did not finish normally.
 pub struct JoinError {
-    repr: Repr,
+    repr: JoinErrorKind,
     /// The task's id, stamped by the handle that read the error.
     id: Id,
 }
 
-enum Repr {
+enum JoinErrorKind {
     Cancelled,
     Panic(Payload),
 }
@@ -53,14 +53,14 @@ impl Payload {
 impl JoinError {
     pub(crate) fn cancelled() -> JoinError {
         JoinError {
-            repr: Repr::Cancelled,
+            repr: JoinErrorKind::Cancelled,
             id: Id(0),
         }
     }
 
     pub(crate) fn panic(payload: Box<dyn Any + Send + 'static>) -> JoinError {
         JoinError {
-            repr: Repr::Panic(Payload(payload)),
+            repr: JoinErrorKind::Panic(Payload(payload)),
             id: Id(0),
         }
     }
@@ -79,12 +79,12 @@ impl JoinError {
 
     /// True if the task was aborted or dropped by runtime shutdown.
     pub fn is_cancelled(&self) -> bool {
-        matches!(self.repr, Repr::Cancelled)
+        matches!(self.repr, JoinErrorKind::Cancelled)
     }
 
     /// True if the task's future panicked (while polled, or while dropped).
     pub fn is_panic(&self) -> bool {
-        matches!(self.repr, Repr::Panic(_))
+        matches!(self.repr, JoinErrorKind::Panic(_))
     }
 
     /// The panic's payload, for `std::panic::resume_unwind`.
@@ -101,16 +101,16 @@ impl JoinError {
     /// The panic's payload, or the error itself if it is not a panic.
     pub fn try_into_panic(self) -> Result<Box<dyn Any + Send + 'static>, JoinError> {
         match self.repr {
-            Repr::Panic(payload) => Ok(payload.0),
-            Repr::Cancelled => Err(self),
+            JoinErrorKind::Panic(payload) => Ok(payload.0),
+            JoinErrorKind::Cancelled => Err(self),
         }
     }
 
     /// The panic message, when the payload is a string (as `panic!` makes it).
     fn panic_message(&self) -> Option<&str> {
         match &self.repr {
-            Repr::Panic(payload) => payload.message(),
-            Repr::Cancelled => None,
+            JoinErrorKind::Panic(payload) => payload.message(),
+            JoinErrorKind::Cancelled => None,
         }
     }
 }
@@ -118,11 +118,11 @@ impl JoinError {
 impl fmt::Display for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.repr, self.panic_message()) {
-            (Repr::Cancelled, _) => write!(f, "task {} was cancelled", self.id),
-            (Repr::Panic(_), Some(message)) => {
+            (JoinErrorKind::Cancelled, _) => write!(f, "task {} was cancelled", self.id),
+            (JoinErrorKind::Panic(_), Some(message)) => {
                 write!(f, "task {} panicked with message {message:?}", self.id)
             }
-            (Repr::Panic(_), None) => write!(f, "task {} panicked", self.id),
+            (JoinErrorKind::Panic(_), None) => write!(f, "task {} panicked", self.id),
         }
     }
 }
@@ -130,11 +130,11 @@ impl fmt::Display for JoinError {
 impl fmt::Debug for JoinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.repr, self.panic_message()) {
-            (Repr::Cancelled, _) => write!(f, "JoinError::Cancelled({:?})", self.id),
-            (Repr::Panic(_), Some(message)) => {
+            (JoinErrorKind::Cancelled, _) => write!(f, "JoinError::Cancelled({:?})", self.id),
+            (JoinErrorKind::Panic(_), Some(message)) => {
                 write!(f, "JoinError::Panic({:?}, {message:?}, ...)", self.id)
             }
-            (Repr::Panic(_), None) => write!(f, "JoinError::Panic({:?}, ...)", self.id),
+            (JoinErrorKind::Panic(_), None) => write!(f, "JoinError::Panic({:?}, ...)", self.id),
         }
     }
 }
@@ -146,8 +146,8 @@ impl std::error::Error for JoinError {}
 impl From<JoinError> for std::io::Error {
     fn from(error: JoinError) -> std::io::Error {
         std::io::Error::other(match error.repr {
-            Repr::Cancelled => "task was cancelled",
-            Repr::Panic(_) => "task panicked",
+            JoinErrorKind::Cancelled => "task was cancelled",
+            JoinErrorKind::Panic(_) => "task panicked",
         })
     }
 }

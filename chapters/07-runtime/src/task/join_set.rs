@@ -29,27 +29,27 @@ pub struct JoinSet<T> {
     entries: Vec<Option<Entry<T>>>,
     free: Vec<usize>,
     len: usize,
-    ready: Arc<Ready>,
+    ready: Arc<Finished>,
 }
 
 struct Entry<T> {
-    handle: Handle<T>,
+    handle: MemberHandle<T>,
     waker: Waker,
 }
 
 /// A task of the runtime, or of a `LocalSet` (`spawn_local`).
-enum Handle<T> {
+enum MemberHandle<T> {
     Task(JoinHandle<T>),
     Local(LocalJoinHandle<T>),
 }
 
 /// The entries whose tasks may have finished, and who waits for them.
-struct Ready {
-    inner: Mutex<ReadyInner>,
+struct Finished {
+    inner: Mutex<FinishedList>,
 }
 
 #[derive(Default)]
-struct ReadyInner {
+struct FinishedList {
     indices: Vec<usize>,
     waker: Option<Waker>,
 }
@@ -58,7 +58,7 @@ struct ReadyInner {
 /// The waker given to one entry's task.
 struct EntryWaker {
     index: usize,
-    ready: Arc<Ready>,
+    ready: Arc<Finished>,
 }
 
 // ANCHOR: entry_waker
@@ -80,8 +80,8 @@ impl Wake for EntryWaker {
 }
 // ANCHOR_END: entry_waker
 
-impl Ready {
-    fn lock(&self) -> std::sync::MutexGuard<'_, ReadyInner> {
+impl Finished {
+    fn lock(&self) -> std::sync::MutexGuard<'_, FinishedList> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
@@ -93,8 +93,8 @@ impl<T> JoinSet<T> {
             entries: Vec::new(),
             free: Vec::new(),
             len: 0,
-            ready: Arc::new(Ready {
-                inner: Mutex::new(ReadyInner::default()),
+            ready: Arc::new(Finished {
+                inner: Mutex::new(FinishedList::default()),
             }),
         }
     }
@@ -110,10 +110,10 @@ impl<T> JoinSet<T> {
     }
 
     /// Adds a task already spawned.
-    fn insert(&mut self, handle: Handle<T>) -> AbortHandle {
+    fn insert(&mut self, handle: MemberHandle<T>) -> AbortHandle {
         let abort = match &handle {
-            Handle::Task(handle) => handle.abort_handle(),
-            Handle::Local(handle) => handle.abort_handle(),
+            MemberHandle::Task(handle) => handle.abort_handle(),
+            MemberHandle::Local(handle) => handle.abort_handle(),
         };
         let index = self.free.pop().unwrap_or_else(|| {
             self.entries.push(None);
@@ -141,7 +141,7 @@ impl<T> JoinSet<T> {
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
     {
-        self.insert(Handle::Task(crate::spawn(future)))
+        self.insert(MemberHandle::Task(crate::spawn(future)))
     }
 
     /// Spawns `future` on the runtime of `handle` and adds it to the set.
@@ -151,7 +151,7 @@ impl<T> JoinSet<T> {
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
     {
-        self.insert(Handle::Task(handle.spawn(future)))
+        self.insert(MemberHandle::Task(handle.spawn(future)))
     }
 
     /// Runs `f` on the current runtime's blocking pool and adds it.
@@ -165,7 +165,7 @@ impl<T> JoinSet<T> {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        self.insert(Handle::Task(crate::task::spawn_blocking(f)))
+        self.insert(MemberHandle::Task(crate::task::spawn_blocking(f)))
     }
 
     /// Runs `f` on the blocking pool of the runtime of `handle` and adds it.
@@ -175,7 +175,7 @@ impl<T> JoinSet<T> {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        self.insert(Handle::Task(handle.spawn_blocking(f)))
+        self.insert(MemberHandle::Task(handle.spawn_blocking(f)))
     }
 
     /// Spawns a task that need not be `Send` on the [`LocalSet`] being run
@@ -191,7 +191,7 @@ impl<T> JoinSet<T> {
         F: Future<Output = T> + 'static,
         T: 'static,
     {
-        self.insert(Handle::Local(super::spawn_local(future)))
+        self.insert(MemberHandle::Local(super::spawn_local(future)))
     }
 
     /// Spawns a task that need not be `Send` on `local_set`, and adds it.
@@ -201,7 +201,7 @@ impl<T> JoinSet<T> {
         F: Future<Output = T> + 'static,
         T: 'static,
     {
-        self.insert(Handle::Local(local_set.spawn_local(future)))
+        self.insert(MemberHandle::Local(local_set.spawn_local(future)))
     }
 
     /// Waits for the next task to finish and returns its output, or `None`
@@ -286,13 +286,13 @@ impl<T> JoinSet<T> {
             };
             let mut entry_cx = Context::from_waker(&entry.waker);
             let polled = super::coop::with_budget(None, || match &mut entry.handle {
-                Handle::Task(handle) => Pin::new(handle).poll(&mut entry_cx),
-                Handle::Local(handle) => Pin::new(handle).poll(&mut entry_cx),
+                MemberHandle::Task(handle) => Pin::new(handle).poll(&mut entry_cx),
+                MemberHandle::Local(handle) => Pin::new(handle).poll(&mut entry_cx),
             });
             if let Poll::Ready(output) = polled {
                 let id = match &entry.handle {
-                    Handle::Task(handle) => handle.id(),
-                    Handle::Local(handle) => handle.id(),
+                    MemberHandle::Task(handle) => handle.id(),
+                    MemberHandle::Local(handle) => handle.id(),
                 };
                 self.entries[index] = None;
                 self.free.push(index);
@@ -327,8 +327,8 @@ impl<T> JoinSet<T> {
     pub fn abort_all(&mut self) {
         for entry in self.entries.iter().flatten() {
             match &entry.handle {
-                Handle::Task(handle) => handle.abort(),
-                Handle::Local(handle) => handle.abort(),
+                MemberHandle::Task(handle) => handle.abort(),
+                MemberHandle::Local(handle) => handle.abort(),
             }
         }
     }

@@ -42,10 +42,10 @@ const TASKS_PER_POLL: usize = 128;
 /// `Send`: its tasks run only while it is polled, on the thread that
 /// polls it (`run_until`, `block_on`, or awaiting the set).
 pub struct LocalSet {
-    shared: Rc<Shared>,
+    shared: Rc<LocalTasks>,
 }
 
-struct Shared {
+struct LocalTasks {
     /// The tasks that have been polled at least once.
     running: RefCell<FuturesUnordered<LocalBoxFuture<'static, ()>>>,
     /// Tasks spawned since the last poll (a task may spawn while `running`
@@ -57,17 +57,17 @@ struct Shared {
 
 thread_local! {
     /// The set being polled on this thread, for [`spawn_local`].
-    static CURRENT: RefCell<Option<Rc<Shared>>> = const { RefCell::new(None) };
+    static CURRENT: RefCell<Option<Rc<LocalTasks>>> = const { RefCell::new(None) };
 }
 
 /// Makes `shared` the current set until dropped, then puts back whatever
 /// was current before (sets may be polled inside one another).
 struct Enter {
-    previous: Option<Rc<Shared>>,
+    previous: Option<Rc<LocalTasks>>,
 }
 
 impl Enter {
-    fn new(shared: &Rc<Shared>) -> Enter {
+    fn new(shared: &Rc<LocalTasks>) -> Enter {
         let previous = CURRENT.with(|current| current.borrow_mut().replace(shared.clone()));
         Enter { previous }
     }
@@ -98,7 +98,7 @@ impl LocalSet {
     /// An empty set.
     pub fn new() -> LocalSet {
         LocalSet {
-            shared: Rc::new(Shared {
+            shared: Rc::new(LocalTasks {
                 running: RefCell::new(FuturesUnordered::new()),
                 spawned: RefCell::new(Vec::new()),
                 waker: RefCell::new(None),
@@ -163,7 +163,7 @@ impl std::fmt::Debug for LocalEnterGuard {
 }
 
 // ANCHOR: local_spawn
-impl Shared {
+impl LocalTasks {
     fn spawn<F>(&self, future: F) -> LocalJoinHandle<F::Output>
     where
         F: Future + 'static,

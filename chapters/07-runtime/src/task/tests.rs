@@ -174,15 +174,15 @@ pub(crate) fn poll_join<T>(
 
 /// A waker that counts its wakes.
 pub(crate) fn counting_waker() -> (Waker, std::sync::Arc<AtomicUsize>) {
-    struct Counter(std::sync::Arc<AtomicUsize>);
-    impl std::task::Wake for Counter {
+    struct WakeCounter(std::sync::Arc<AtomicUsize>);
+    impl std::task::Wake for WakeCounter {
         fn wake(self: std::sync::Arc<Self>) {
             self.0.fetch_add(1, Ordering::SeqCst);
         }
     }
     let count = std::sync::Arc::new(AtomicUsize::new(0));
     (
-        Waker::from(std::sync::Arc::new(Counter(count.clone()))),
+        Waker::from(std::sync::Arc::new(WakeCounter(count.clone()))),
         count,
     )
 }

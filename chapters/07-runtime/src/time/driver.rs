@@ -227,8 +227,8 @@ mod loom_timer {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::task::{Wake, Waker};
 
-    struct Count(AtomicUsize);
-    impl Wake for Count {
+    struct WakeCount(AtomicUsize);
+    impl Wake for WakeCount {
         fn wake(self: std::sync::Arc<Self>) {
             self.0.fetch_add(1, Ordering::SeqCst);
         }
@@ -241,7 +241,7 @@ mod loom_timer {
     fn loom_cancel_while_firing() {
         loom::model(|| {
             let wheel = Arc::new(Mutex::new(Wheel::new()));
-            let count = std::sync::Arc::new(Count(AtomicUsize::new(0)));
+            let count = std::sync::Arc::new(WakeCount(AtomicUsize::new(0)));
             let key = wheel.lock().insert(5, Waker::from(count.clone())).unwrap();
             let driver = {
                 let wheel = wheel.clone();

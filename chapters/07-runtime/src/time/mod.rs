@@ -26,29 +26,29 @@ pub(crate) mod wheel;
 pub mod internals {
     use std::task::Waker;
 
-    /// A handle on one timer in the [`Wheel`].
+    /// A handle on one timer in the [`TimingWheel`].
     #[derive(Debug, Clone, Copy)]
-    pub struct TimerKey(super::wheel::TimerKey);
+    pub struct TimingWheelKey(super::wheel::TimerKey);
 
     /// The runtime's hierarchical timing wheel, driven by hand: deadlines
     /// and "now" are milliseconds on the caller's clock.
     #[derive(Default)]
-    pub struct Wheel(super::wheel::Wheel);
+    pub struct TimingWheel(super::wheel::Wheel);
 
-    impl Wheel {
+    impl TimingWheel {
         /// An empty wheel at time 0.
-        pub fn new() -> Wheel {
-            Wheel(super::wheel::Wheel::new())
+        pub fn new() -> TimingWheel {
+            TimingWheel(super::wheel::Wheel::new())
         }
 
         /// Adds a timer due at millisecond `deadline`; `None` if that has
         /// passed already.
-        pub fn insert(&mut self, deadline: u64, waker: Waker) -> Option<TimerKey> {
-            self.0.insert(deadline, waker).map(TimerKey)
+        pub fn insert(&mut self, deadline: u64, waker: Waker) -> Option<TimingWheelKey> {
+            self.0.insert(deadline, waker).map(TimingWheelKey)
         }
 
         /// Cancels a timer.
-        pub fn remove(&mut self, key: TimerKey) {
+        pub fn remove(&mut self, key: TimingWheelKey) {
             self.0.remove(key.0);
         }
 

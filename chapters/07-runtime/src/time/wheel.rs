@@ -395,15 +395,15 @@ mod tests {
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::task::Wake;
 
-    struct Flag(AtomicUsize);
-    impl Wake for Flag {
+    struct FiredFlag(AtomicUsize);
+    impl Wake for FiredFlag {
         fn wake(self: Arc<Self>) {
             self.0.fetch_add(1, Ordering::SeqCst);
         }
     }
 
-    fn waker() -> (Waker, Arc<Flag>) {
-        let flag = Arc::new(Flag(AtomicUsize::new(0)));
+    fn waker() -> (Waker, Arc<FiredFlag>) {
+        let flag = Arc::new(FiredFlag(AtomicUsize::new(0)));
         (Waker::from(flag.clone()), flag)
     }
 

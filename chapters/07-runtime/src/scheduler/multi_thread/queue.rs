@@ -64,7 +64,7 @@ pub(crate) trait Overflow<T> {
     fn push_batch(&self, tasks: impl Iterator<Item = T>);
 }
 
-struct Inner<T> {
+struct RingBuffer<T> {
     /// `steal` in the high 32 bits, `real` in the low 32 bits.
     head: AtomicU64,
     /// Written only by the owner.
@@ -74,17 +74,17 @@ struct Inner<T> {
 
 /// The owner's end: push and pop. Not `Clone`: one owner.
 pub(crate) struct Local<T> {
-    inner: Arc<Inner<T>>,
+    inner: Arc<RingBuffer<T>>,
 }
 
 /// A thief's end: steal half.
-pub(crate) struct Steal<T>(Arc<Inner<T>>);
+pub(crate) struct Steal<T>(Arc<RingBuffer<T>>);
 
 // SAFETY: the tasks move between threads (T: Send), and every slot is
 // accessed by one thread at a time, as the packed head arbitrates.
-unsafe impl<T: Send> Send for Inner<T> {}
+unsafe impl<T: Send> Send for RingBuffer<T> {}
 // SAFETY: as above.
-unsafe impl<T: Send> Sync for Inner<T> {}
+unsafe impl<T: Send> Sync for RingBuffer<T> {}
 
 /// Creates a queue's two ends.
 pub(crate) fn local<T>() -> (Steal<T>, Local<T>) {
@@ -92,7 +92,7 @@ pub(crate) fn local<T>() -> (Steal<T>, Local<T>) {
         .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
         .collect::<Vec<_>>()
         .into_boxed_slice();
-    let inner = Arc::new(Inner {
+    let inner = Arc::new(RingBuffer {
         head: AtomicU64::new(0),
         tail: AtomicU32::new(0),
         buffer,
@@ -108,7 +108,7 @@ fn unpack(head: u64) -> (u32, u32) {
     ((head >> 32) as u32, head as u32)
 }
 
-impl<T> Inner<T> {
+impl<T> RingBuffer<T> {
     fn len(&self) -> usize {
         let (_, real) = unpack(self.head.load(Ordering::Acquire));
         let tail = self.tail.load(Ordering::Acquire);
@@ -523,13 +523,13 @@ mod tests {
         let counter = std::sync::Arc::new(());
         let (_, mut local) = local();
         let overflow = Vec::<std::sync::Arc<()>>::new();
-        struct Sink;
-        impl Overflow<std::sync::Arc<()>> for Sink {
+        struct DropOverflow;
+        impl Overflow<std::sync::Arc<()>> for DropOverflow {
             fn push(&self, _: std::sync::Arc<()>) {}
             fn push_batch(&self, _: impl Iterator<Item = std::sync::Arc<()>>) {}
         }
         for _ in 0..5 {
-            local.push_back_or_overflow(counter.clone(), &Sink);
+            local.push_back_or_overflow(counter.clone(), &DropOverflow);
         }
         drop(overflow);
         assert_eq!(std::sync::Arc::strong_count(&counter), 6);
@@ -548,8 +548,8 @@ mod tests {
         use std::sync::Mutex;
         const N: u32 = 200_000;
         let (steal, mut owner) = local::<u32>();
-        struct Shared(Mutex<Vec<u32>>);
-        impl Overflow<u32> for Shared {
+        struct OverflowLog(Mutex<Vec<u32>>);
+        impl Overflow<u32> for OverflowLog {
             fn push(&self, task: u32) {
                 self.0.lock().unwrap().push(task);
             }
@@ -557,7 +557,7 @@ mod tests {
                 self.0.lock().unwrap().extend(tasks);
             }
         }
-        let overflow = std::sync::Arc::new(Shared(Mutex::new(Vec::new())));
+        let overflow = std::sync::Arc::new(OverflowLog(Mutex::new(Vec::new())));
         let done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let thief = {
             let done = done.clone();
@@ -599,9 +599,9 @@ mod loom_queue {
 
     /// The inject queue stand-in: a locked vector.
     #[derive(Default)]
-    struct Sink(Mutex<Vec<usize>>);
+    struct OverflowSink(Mutex<Vec<usize>>);
 
-    impl Overflow<usize> for Sink {
+    impl Overflow<usize> for OverflowSink {
         fn push(&self, task: usize) {
             self.0.lock().push(task);
         }
@@ -620,7 +620,7 @@ mod loom_queue {
     fn loom_push_pop_steal() {
         loom::model(|| {
             let (steal, mut owner) = local::<usize>();
-            let sink = Arc::new(Sink::default());
+            let sink = Arc::new(OverflowSink::default());
             let thief = thread::spawn(move || {
                 let (_, mut mine) = local::<usize>();
                 let mut got: Vec<usize> = steal.steal_into(&mut mine).into_iter().collect();
@@ -646,7 +646,7 @@ mod loom_queue {
     fn loom_overflow_during_steal() {
         loom::model(|| {
             let (steal, mut owner) = local::<usize>();
-            let sink = Arc::new(Sink::default());
+            let sink = Arc::new(OverflowSink::default());
             for i in 0..CAPACITY {
                 owner.push_back_or_overflow(i, &*sink);
             }
@@ -672,7 +672,7 @@ mod loom_queue {
     fn loom_two_thieves_and_a_pushing_owner() {
         loom::model(|| {
             let (steal, mut owner) = local::<usize>();
-            let sink = Arc::new(Sink::default());
+            let sink = Arc::new(OverflowSink::default());
             for i in 0..CAPACITY {
                 owner.push_back_or_overflow(i, &*sink);
             }
@@ -704,7 +704,7 @@ mod loom_queue {
     fn loom_two_thieves() {
         loom::model(|| {
             let (steal, mut owner) = local::<usize>();
-            let sink = Sink::default();
+            let sink = OverflowSink::default();
             for i in 0..4 {
                 owner.push_back_or_overflow(i, &sink);
             }
