@@ -18,6 +18,7 @@ pub mod regressions;
 pub mod runtime;
 pub mod shutdown;
 pub mod task;
+pub mod task_edges;
 pub mod time;
 
 use std::any::Any;
