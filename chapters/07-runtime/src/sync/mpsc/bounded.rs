@@ -1,14 +1,15 @@
 //! The bounded channel's handles: [`Sender`], [`Receiver`], the permits
 //! and [`WeakSender`].
 //!
-//! Every method here is a thin shell over `chan.rs`; what a reader should
-//! take from this file is the shape of the API, which is Tokio's: `send` is
-//! `reserve` followed by [`Permit::send`], and a permit is a slot held in
-//! the caller's hand.
+//! Every method here is a thin shell over `chan.rs` (the receiver's over
+//! its receiver core, `Rx`, which the unbounded receiver shares); what a
+//! reader should take from this file is the shape of the API, which is
+//! Tokio's: `send` is `reserve` followed by [`Permit::send`], and a permit
+//! is a slot held in the caller's hand.
 //!
 //! Book: Chapter 7, "Channels".
 
-use super::chan::{Chan, Full, ReserveState};
+use super::chan::{Chan, Full, ReserveState, Rx};
 use super::error::{SendError, SendTimeoutError, TryRecvError, TrySendError};
 use crate::loom::Arc;
 use std::fmt;
@@ -29,7 +30,7 @@ pub struct WeakSender<T> {
 
 /// Receives the values of a bounded channel.
 pub struct Receiver<T> {
-    chan: Arc<Chan<T>>,
+    rx: Rx<T>,
 }
 
 /// One slot of the channel, reserved: [`send`](Self::send) cannot fail and
@@ -61,7 +62,10 @@ pub struct OwnedPermit<T> {
 pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
     assert!(buffer > 0, "mpsc bounded channel requires buffer > 0");
     let chan = Arc::new(Chan::new(Some(buffer)));
-    (Sender { chan: chan.clone() }, Receiver { chan })
+    (
+        Sender { chan: chan.clone() },
+        Receiver { rx: Rx::new(chan) },
+    )
 }
 
 /// The future behind `reserve`: holds our place in the senders' queue and
@@ -468,7 +472,7 @@ impl<T> Receiver<T> {
     /// Cancel-safe: a value is taken only by the poll that returns it, so a
     /// `recv` dropped in a `select!` loses nothing.
     pub async fn recv(&mut self) -> Option<T> {
-        std::future::poll_fn(|cx| self.chan.poll_recv(cx)).await
+        self.rx.recv().await
     }
 
     /// Receives up to `limit` values at once, appending them to `buffer`;
@@ -479,10 +483,7 @@ impl<T> Receiver<T> {
     ///
     /// Cancel-safe, as [`recv`](Self::recv).
     pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        if limit == 0 {
-            return 0;
-        }
-        std::future::poll_fn(|cx| self.chan.poll_recv_many(cx, buffer, limit)).await
+        self.rx.recv_many(buffer, limit).await
     }
 
     /// [`recv`](Self::recv) from synchronous code, blocking the thread.
@@ -493,7 +494,7 @@ impl<T> Receiver<T> {
     /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
     #[track_caller]
     pub fn blocking_recv(&mut self) -> Option<T> {
-        crate::sync::blocking::wait(self.recv())
+        self.rx.blocking_recv()
     }
 
     /// [`recv_many`](Self::recv_many) from synchronous code, blocking the
@@ -501,16 +502,15 @@ impl<T> Receiver<T> {
     ///
     /// # Panics
     ///
-    /// If called on a thread that runs a runtime's tasks (a worker, or
-    /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
+    /// As [`blocking_recv`](Self::blocking_recv).
     #[track_caller]
     pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        crate::sync::blocking::wait(self.recv_many(buffer, limit))
+        self.rx.blocking_recv_many(buffer, limit)
     }
 
     /// Polls for the next value (for hand-written futures).
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.chan.poll_recv(cx)
+        self.rx.poll_recv(cx)
     }
 
     /// Polls for up to `limit` values into `buffer` (for hand-written
@@ -521,63 +521,54 @@ impl<T> Receiver<T> {
         buffer: &mut Vec<T>,
         limit: usize,
     ) -> Poll<usize> {
-        if limit == 0 {
-            return Poll::Ready(0);
-        }
-        self.chan.poll_recv_many(cx, buffer, limit)
+        self.rx.poll_recv_many(cx, buffer, limit)
     }
 
     /// Takes a value if one is queued.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        self.chan.try_recv()
+        self.rx.try_recv()
     }
 
     /// Refuses new values: senders fail from now on (permits already held
     /// may still send), and the queued values can still be received.
     pub fn close(&mut self) {
-        self.chan.close();
+        self.rx.close();
     }
 
     /// Values queued now.
     pub fn len(&self) -> usize {
-        self.chan.len()
+        self.rx.len()
     }
 
     /// True if no value is queued.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.rx.is_empty()
     }
 
     /// True once [`close`](Self::close) was called or every sender is gone
     /// (values may still be queued).
     pub fn is_closed(&self) -> bool {
-        self.chan.receiver_is_closed()
+        self.rx.is_closed()
     }
 
     /// Free slots now.
     pub fn capacity(&self) -> usize {
-        self.chan.capacity()
+        self.rx.chan().capacity()
     }
 
     /// The capacity the channel was created with.
     pub fn max_capacity(&self) -> usize {
-        self.chan.max_capacity()
+        self.rx.chan().max_capacity()
     }
 
     /// Senders alive now (not counting weak ones).
     pub fn sender_strong_count(&self) -> usize {
-        self.chan.strong_count()
+        self.rx.chan().strong_count()
     }
 
     /// Weak senders alive now.
     pub fn sender_weak_count(&self) -> usize {
-        self.chan.weak_count()
-    }
-}
-
-impl<T> Drop for Receiver<T> {
-    fn drop(&mut self) {
-        self.chan.drop_receiver();
+        self.rx.chan().weak_count()
     }
 }
 
