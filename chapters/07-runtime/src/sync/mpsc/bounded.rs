@@ -572,32 +572,10 @@ impl<T> Receiver<T> {
     }
 }
 
-impl<T> fmt::Debug for Sender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::Sender")
-    }
-}
-
-impl<T> fmt::Debug for WeakSender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::WeakSender")
-    }
-}
-
-impl<T> fmt::Debug for Receiver<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::Receiver")
-    }
-}
-
-impl<T> fmt::Debug for Permit<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::Permit")
-    }
-}
-
-impl<T> fmt::Debug for OwnedPermit<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::OwnedPermit")
-    }
+debug_as_name! {
+    Sender<T> => [T] "mpsc::Sender",
+    WeakSender<T> => [T] "mpsc::WeakSender",
+    Receiver<T> => [T] "mpsc::Receiver",
+    Permit<'a, T> => ['a, T] "mpsc::Permit",
+    OwnedPermit<T> => [T] "mpsc::OwnedPermit",
 }

@@ -12,7 +12,6 @@
 use super::chan::{Chan, Rx};
 use super::error::{SendError, TryRecvError};
 use crate::loom::Arc;
-use std::fmt;
 use std::task::{Context, Poll};
 
 /// Sends values into an unbounded channel; clone it for more producers.
@@ -228,20 +227,8 @@ impl<T> UnboundedReceiver<T> {
     }
 }
 
-impl<T> fmt::Debug for UnboundedSender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::UnboundedSender")
-    }
-}
-
-impl<T> fmt::Debug for WeakUnboundedSender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::WeakUnboundedSender")
-    }
-}
-
-impl<T> fmt::Debug for UnboundedReceiver<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::UnboundedReceiver")
-    }
+debug_as_name! {
+    UnboundedSender<T> => [T] "mpsc::UnboundedSender",
+    WeakUnboundedSender<T> => [T] "mpsc::WeakUnboundedSender",
+    UnboundedReceiver<T> => [T] "mpsc::UnboundedReceiver",
 }
