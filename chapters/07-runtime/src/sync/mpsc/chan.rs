@@ -14,7 +14,9 @@
 //!
 //! The unbounded channel is the same state with no slots: its `send` pushes.
 //!
-//! The receiving side is here too, once: [`Rx`], the receiver core that
+//! The handles' cores are here too, each written once for both channels:
+//! [`Tx`] and [`WeakTx`], the counted holds on the channel that the strong
+//! and weak senders are made of, and [`Rx`], the receiver core that
 //! `Receiver` and `UnboundedReceiver` both wrap. Receiving differs between
 //! the two channels in one step only, which the channel's bound decides: a
 //! bounded channel releases the slot of every value taken.
@@ -29,6 +31,9 @@
 use super::wait_queue::{Assign, WaitQueue, Waiter, wake_all};
 use crate::loom::{Arc, Mutex, MutexGuard};
 use std::collections::VecDeque;
+use std::future::Future;
+use std::ops::Deref;
+use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 /// A value at most this many slots of a bounded channel are allocated up
@@ -102,12 +107,12 @@ impl<T> Chan<T> {
 
     // ---- senders -------------------------------------------------------
 
-    pub(crate) fn add_sender(&self) {
+    fn add_sender(&self) {
         self.lock().senders += 1;
     }
 
     /// A strong handle again from a weak one, unless every sender is gone.
-    pub(crate) fn upgrade(&self) -> bool {
+    fn upgrade(&self) -> bool {
         let mut state = self.lock();
         if state.senders == 0 {
             return false;
@@ -116,7 +121,7 @@ impl<T> Chan<T> {
         true
     }
 
-    pub(crate) fn drop_sender(&self) {
+    fn drop_sender(&self) {
         let waker = {
             let mut state = self.lock();
             state.senders -= 1;
@@ -130,11 +135,11 @@ impl<T> Chan<T> {
         }
     }
 
-    pub(crate) fn add_weak(&self) {
+    fn add_weak(&self) {
         self.lock().weak_senders += 1;
     }
 
-    pub(crate) fn drop_weak(&self) {
+    fn drop_weak(&self) {
         self.lock().weak_senders -= 1;
     }
 
@@ -350,6 +355,123 @@ impl<T> Chan<T> {
             state.closed_waiters.notify_all(&mut wakers);
         }
         wake_all(wakers);
+    }
+}
+
+// ---- the senders -------------------------------------------------------
+
+/// A sender's hold on the channel, which `Sender` and `UnboundedSender` are
+/// made of: while one lives the channel has a sender. Cloning it counts one
+/// more; dropping the last wakes the receiver, which then sees the end once
+/// the queue is empty. It derefs to the channel, as the `Arc` inside does.
+pub(crate) struct Tx<T> {
+    chan: Arc<Chan<T>>,
+}
+
+/// A weak sender's hold: counted apart, so it does not keep the channel
+/// open; [`upgrade`](WeakTx::upgrade) makes a `Tx` while a sender lives.
+pub(crate) struct WeakTx<T> {
+    chan: Arc<Chan<T>>,
+}
+
+impl<T> Tx<T> {
+    /// The first sender of a new channel (which starts with one).
+    pub(crate) fn new(chan: Arc<Chan<T>>) -> Tx<T> {
+        Tx { chan }
+    }
+
+    pub(crate) fn downgrade(&self) -> WeakTx<T> {
+        self.chan.add_weak();
+        WeakTx {
+            chan: self.chan.clone(),
+        }
+    }
+
+    /// True if both feed the same channel.
+    pub(crate) fn same_channel(&self, other: &Tx<T>) -> bool {
+        Arc::ptr_eq(&self.chan, &other.chan)
+    }
+
+    /// Completes when the receiver is dropped or closed; leaves the queue of
+    /// `closed` waiters if dropped first.
+    pub(crate) async fn closed(&self) {
+        struct Closed<'a, T> {
+            chan: &'a Chan<T>,
+            key: Option<usize>,
+        }
+        impl<T> Future for Closed<'_, T> {
+            type Output = ();
+            fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+                let this = &mut *self;
+                this.chan.poll_closed(&mut this.key, cx)
+            }
+        }
+        impl<T> Drop for Closed<'_, T> {
+            fn drop(&mut self) {
+                self.chan.cancel_closed(&mut self.key);
+            }
+        }
+        Closed {
+            chan: &self.chan,
+            key: None,
+        }
+        .await
+    }
+}
+
+impl<T> Deref for Tx<T> {
+    type Target = Chan<T>;
+
+    fn deref(&self) -> &Chan<T> {
+        &self.chan
+    }
+}
+
+impl<T> Clone for Tx<T> {
+    fn clone(&self) -> Tx<T> {
+        self.chan.add_sender();
+        Tx {
+            chan: self.chan.clone(),
+        }
+    }
+}
+
+impl<T> Drop for Tx<T> {
+    fn drop(&mut self) {
+        self.chan.drop_sender();
+    }
+}
+
+impl<T> WeakTx<T> {
+    /// A sender again, unless every sender is gone (the channel has then
+    /// ended for good).
+    pub(crate) fn upgrade(&self) -> Option<Tx<T>> {
+        self.chan.upgrade().then(|| Tx {
+            chan: self.chan.clone(),
+        })
+    }
+
+    pub(crate) fn strong_count(&self) -> usize {
+        self.chan.strong_count()
+    }
+
+    pub(crate) fn weak_count(&self) -> usize {
+        self.chan.weak_count()
+    }
+}
+
+impl<T> Clone for WeakTx<T> {
+    fn clone(&self) -> WeakTx<T> {
+        self.chan.add_weak();
+        WeakTx {
+            chan: self.chan.clone(),
+        }
+    }
+}
+
+impl<T> Drop for WeakTx<T> {
+    fn drop(&mut self) {
+        self.chan.drop_weak();
     }
 }
 

@@ -9,19 +9,19 @@
 //!
 //! Book: Chapter 7, "Channels".
 
-use super::chan::{Chan, Rx};
+use super::chan::{Chan, Rx, Tx, WeakTx};
 use super::error::{SendError, TryRecvError};
 use crate::loom::Arc;
 use std::task::{Context, Poll};
 
 /// Sends values into an unbounded channel; clone it for more producers.
 pub struct UnboundedSender<T> {
-    chan: Arc<Chan<T>>,
+    tx: Tx<T>,
 }
 
 /// An unbounded sender that does not keep the channel open.
 pub struct WeakUnboundedSender<T> {
-    chan: Arc<Chan<T>>,
+    tx: WeakTx<T>,
 }
 
 /// Receives the values of an unbounded channel.
@@ -33,7 +33,9 @@ pub struct UnboundedReceiver<T> {
 pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
     let chan = Arc::new(Chan::new(None));
     (
-        UnboundedSender { chan: chan.clone() },
+        UnboundedSender {
+            tx: Tx::new(chan.clone()),
+        },
         UnboundedReceiver { rx: Rx::new(chan) },
     )
 }
@@ -42,7 +44,7 @@ impl<T> UnboundedSender<T> {
     /// Queues `value` at once; fails, giving it back, if the receiver was
     /// closed or dropped.
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-        self.chan.push(value).map_err(SendError)
+        self.tx.push(value).map_err(SendError)
     }
 
     /// Completes when the receiver is dropped or closed.
@@ -51,84 +53,67 @@ impl<T> UnboundedSender<T> {
     ///
     /// Cancel-safe: it takes nothing.
     pub async fn closed(&self) {
-        super::bounded::closed(&self.chan).await
+        self.tx.closed().await
     }
 
     /// True if the receiver was dropped or closed.
     pub fn is_closed(&self) -> bool {
-        self.chan.is_closed()
+        self.tx.is_closed()
     }
 
     /// A weak sender, which does not keep the channel open.
     pub fn downgrade(&self) -> WeakUnboundedSender<T> {
-        self.chan.add_weak();
         WeakUnboundedSender {
-            chan: self.chan.clone(),
+            tx: self.tx.downgrade(),
         }
     }
 
     /// True if both senders feed the same channel.
     pub fn same_channel(&self, other: &UnboundedSender<T>) -> bool {
-        std::ptr::eq(&*self.chan, &*other.chan)
+        self.tx.same_channel(&other.tx)
     }
 
     /// Senders (not counting weak ones) alive now.
     pub fn strong_count(&self) -> usize {
-        self.chan.strong_count()
+        self.tx.strong_count()
     }
 
     /// Weak senders alive now.
     pub fn weak_count(&self) -> usize {
-        self.chan.weak_count()
+        self.tx.weak_count()
     }
 }
 
 impl<T> Clone for UnboundedSender<T> {
     fn clone(&self) -> UnboundedSender<T> {
-        self.chan.add_sender();
         UnboundedSender {
-            chan: self.chan.clone(),
+            tx: self.tx.clone(),
         }
-    }
-}
-
-impl<T> Drop for UnboundedSender<T> {
-    fn drop(&mut self) {
-        self.chan.drop_sender();
     }
 }
 
 impl<T> WeakUnboundedSender<T> {
     /// A sender again, if any sender is still alive.
     pub fn upgrade(&self) -> Option<UnboundedSender<T>> {
-        self.chan.upgrade().then(|| UnboundedSender {
-            chan: self.chan.clone(),
-        })
+        self.tx.upgrade().map(|tx| UnboundedSender { tx })
     }
 
     /// Senders (not counting weak ones) alive now.
     pub fn strong_count(&self) -> usize {
-        self.chan.strong_count()
+        self.tx.strong_count()
     }
 
     /// Weak senders alive now.
     pub fn weak_count(&self) -> usize {
-        self.chan.weak_count()
+        self.tx.weak_count()
     }
 }
 
 impl<T> Clone for WeakUnboundedSender<T> {
     fn clone(&self) -> WeakUnboundedSender<T> {
-        self.chan.add_weak();
         WeakUnboundedSender {
-            chan: self.chan.clone(),
+            tx: self.tx.clone(),
         }
-    }
-}
-
-impl<T> Drop for WeakUnboundedSender<T> {
-    fn drop(&mut self) {
-        self.chan.drop_weak();
     }
 }
 
