@@ -66,19 +66,7 @@ pub mod error {
         Lagged(u64),
     }
 
-    impl<T> fmt::Debug for SendError<T> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("SendError { .. }")
-        }
-    }
-
-    impl<T> fmt::Display for SendError<T> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("channel closed")
-        }
-    }
-
-    impl<T> std::error::Error for SendError<T> {}
+    send_error_impls!(SendError);
 
     impl fmt::Display for RecvError {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -621,16 +609,9 @@ impl<T> Drop for Receiver<T> {
     }
 }
 
-impl<T> fmt::Debug for Sender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("broadcast::Sender")
-    }
-}
-
-impl<T> fmt::Debug for Receiver<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("broadcast::Receiver")
-    }
+debug_as_name! {
+    Sender<T> => [T] "broadcast::Sender",
+    Receiver<T> => [T] "broadcast::Receiver",
 }
 
 #[cfg(all(test, not(loom)))]

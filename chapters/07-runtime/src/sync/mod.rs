@@ -26,6 +26,11 @@
 //!
 //! Book: Chapter 7, "The LIFO slot".
 
+// The shared trivial impls, first: a macro is visible to the modules
+// declared after it.
+#[macro_use]
+mod macros;
+
 mod barrier;
 mod blocking;
 pub mod broadcast;
@@ -58,3 +63,15 @@ pub use semaphore::{
     AcquireError, OwnedSemaphorePermit, Semaphore, SemaphorePermit, TryAcquireError,
 };
 pub use set_once::{SetOnce, SetOnceError};
+
+/// Polls a boxed future once, with a waker that does nothing: how the unit
+/// tests of `sync/` step a future by hand.
+#[cfg(all(test, not(loom)))]
+fn poll_boxed<F: std::future::Future + ?Sized>(
+    future: &mut std::pin::Pin<Box<F>>,
+) -> std::task::Poll<F::Output> {
+    let waker = std::task::Waker::noop();
+    future
+        .as_mut()
+        .poll(&mut std::task::Context::from_waker(waker))
+}

@@ -27,7 +27,6 @@ use super::semaphore::Semaphore;
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
-use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
@@ -207,18 +206,14 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
     /// element); the mutex stays locked until the new guard is dropped.
     /// An associated function (`MutexGuard::map(guard, f)`), so that it
     /// does not hide a method of `T`.
-    pub fn map<U: ?Sized, F>(mut this: MutexGuard<'a, T>, f: F) -> MappedMutexGuard<'a, U>
+    pub fn map<U: ?Sized, F>(this: MutexGuard<'a, T>, f: F) -> MappedMutexGuard<'a, U>
     where
         F: FnOnce(&mut T) -> &mut U,
     {
-        let data: *mut U = f(&mut *this);
-        let sem = &this.lock.sem;
-        // The permit passes to the mapped guard, which gives it back.
-        std::mem::forget(this);
-        MappedMutexGuard {
-            sem,
-            data,
-            _borrow: PhantomData,
+        // `try_map` with a part that is always there.
+        match Self::try_map(this, |value| Some(f(value))) {
+            Ok(mapped) => mapped,
+            Err(_) => unreachable!("`f` always returns a part"),
         }
     }
 
@@ -236,6 +231,7 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
             None => return Err(this),
         };
         let sem = &this.lock.sem;
+        // The permit passes to the mapped guard, which gives it back.
         std::mem::forget(this);
         Ok(MappedMutexGuard {
             sem,
@@ -247,17 +243,14 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
 
 impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
     /// Narrows the guard further; see [`MutexGuard::map`].
-    pub fn map<U: ?Sized, F>(mut this: MappedMutexGuard<'a, T>, f: F) -> MappedMutexGuard<'a, U>
+    pub fn map<U: ?Sized, F>(this: MappedMutexGuard<'a, T>, f: F) -> MappedMutexGuard<'a, U>
     where
         F: FnOnce(&mut T) -> &mut U,
     {
-        let data: *mut U = f(&mut *this);
-        let sem = this.sem;
-        std::mem::forget(this);
-        MappedMutexGuard {
-            sem,
-            data,
-            _borrow: PhantomData,
+        // `try_map` with a part that is always there.
+        match Self::try_map(this, |value| Some(f(value))) {
+            Ok(mapped) => mapped,
+            Err(_) => unreachable!("`f` always returns a part"),
         }
     }
 
@@ -290,25 +283,16 @@ impl<T: ?Sized> OwnedMutexGuard<T> {
         &this.lock
     }
 
-    /// Moves the `Arc` out of a guard whose drop must not run.
-    fn into_lock(this: OwnedMutexGuard<T>) -> Arc<Mutex<T>> {
-        let this = ManuallyDrop::new(this);
-        // SAFETY: `this` is never dropped, so the `Arc` is moved out of it
-        // exactly once, and the permit passes to the caller.
-        unsafe { std::ptr::read(&this.lock) }
-    }
-
     /// [`MutexGuard::map`] for the owned guard: the new guard keeps the
     /// `Arc` and the lock.
-    pub fn map<U: ?Sized, F>(mut this: OwnedMutexGuard<T>, f: F) -> OwnedMappedMutexGuard<T, U>
+    pub fn map<U: ?Sized, F>(this: OwnedMutexGuard<T>, f: F) -> OwnedMappedMutexGuard<T, U>
     where
         F: FnOnce(&mut T) -> &mut U,
     {
-        let data: *mut U = f(&mut *this);
-        OwnedMappedMutexGuard {
-            lock: OwnedMutexGuard::into_lock(this),
-            data,
-            _borrow: PhantomData,
+        // `try_map` with a part that is always there.
+        match Self::try_map(this, |value| Some(f(value))) {
+            Ok(mapped) => mapped,
+            Err(_) => unreachable!("`f` always returns a part"),
         }
     }
 
@@ -325,7 +309,7 @@ impl<T: ?Sized> OwnedMutexGuard<T> {
             None => return Err(this),
         };
         Ok(OwnedMappedMutexGuard {
-            lock: OwnedMutexGuard::into_lock(this),
+            lock: take_lock!(this),
             data,
             _borrow: PhantomData,
         })
@@ -338,26 +322,15 @@ impl<T: ?Sized, U: ?Sized> OwnedMappedMutexGuard<T, U> {
         &this.lock
     }
 
-    /// Moves the `Arc` out of a guard whose drop must not run.
-    fn into_lock(this: OwnedMappedMutexGuard<T, U>) -> Arc<Mutex<T>> {
-        let this = ManuallyDrop::new(this);
-        // SAFETY: as in `OwnedMutexGuard::into_lock`.
-        unsafe { std::ptr::read(&this.lock) }
-    }
-
     /// Narrows the guard further; see [`OwnedMutexGuard::map`].
-    pub fn map<S: ?Sized, F>(
-        mut this: OwnedMappedMutexGuard<T, U>,
-        f: F,
-    ) -> OwnedMappedMutexGuard<T, S>
+    pub fn map<S: ?Sized, F>(this: OwnedMappedMutexGuard<T, U>, f: F) -> OwnedMappedMutexGuard<T, S>
     where
         F: FnOnce(&mut U) -> &mut S,
     {
-        let data: *mut S = f(&mut *this);
-        OwnedMappedMutexGuard {
-            lock: OwnedMappedMutexGuard::into_lock(this),
-            data,
-            _borrow: PhantomData,
+        // `try_map` with a part that is always there.
+        match Self::try_map(this, |value| Some(f(value))) {
+            Ok(mapped) => mapped,
+            Err(_) => unreachable!("`f` always returns a part"),
         }
     }
 
@@ -374,7 +347,7 @@ impl<T: ?Sized, U: ?Sized> OwnedMappedMutexGuard<T, U> {
             None => return Err(this),
         };
         Ok(OwnedMappedMutexGuard {
-            lock: OwnedMappedMutexGuard::into_lock(this),
+            lock: take_lock!(this),
             data,
             _borrow: PhantomData,
         })
@@ -423,30 +396,6 @@ impl<T: ?Sized> Drop for MappedMutexGuard<'_, T> {
 impl<T: ?Sized, U: ?Sized> Drop for OwnedMappedMutexGuard<T, U> {
     fn drop(&mut self) {
         self.lock.sem.release(1);
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for MappedMutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized + fmt::Display> fmt::Display for MappedMutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized, U: ?Sized + fmt::Debug> fmt::Debug for OwnedMappedMutexGuard<T, U> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized, U: ?Sized + fmt::Display> fmt::Display for OwnedMappedMutexGuard<T, U> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&**self, f)
     }
 }
 
@@ -518,28 +467,11 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for Mutex<T> {
     }
 }
 
-impl<T: ?Sized + fmt::Debug> fmt::Debug for MutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized + fmt::Display> fmt::Display for MutexGuard<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for OwnedMutexGuard<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&**self, f)
-    }
-}
-
-impl<T: ?Sized + fmt::Display> fmt::Display for OwnedMutexGuard<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Display::fmt(&**self, f)
-    }
+fmt_as_target! {
+    MutexGuard<'a, T> => ['a, T: ?Sized],
+    OwnedMutexGuard<T> => [T: ?Sized],
+    MappedMutexGuard<'a, T> => ['a, T: ?Sized],
+    OwnedMappedMutexGuard<T, U> => [T: ?Sized, U: ?Sized],
 }
 
 impl fmt::Display for TryLockError {

@@ -55,8 +55,9 @@
 //! compare-and-swap, ours a lock round trip.
 //!
 //! Cancel safety: dropping a `Notified` loses nothing: if a `notify_one`
-//! had already chosen it, the notification is passed on to the next waiter
-//! (or stored as the permit).
+//! or `notify_last` had already chosen it, the notification is passed on by
+//! the rule that chose it (to the oldest waiter left, or to the newest), or
+//! stored as the permit if nobody is left, as Tokio does.
 //!
 //! Book: Chapter 7, "Locks and notification".
 
@@ -88,8 +89,9 @@ struct State {
 enum Got {
     /// Nothing yet (still in line).
     Nothing,
-    /// Chosen by a `notify_one` (or `notify_last`).
-    One,
+    /// Chosen by a `notify_one` (`End::Front`) or a `notify_last`
+    /// (`End::Back`): the end a dropped waiter passes it on to.
+    One(End),
     /// Woken by `notify_waiters`.
     All,
 }
@@ -217,7 +219,7 @@ impl Notify {
 }
 
 /// Which end of the line a single notification serves.
-#[derive(Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum End {
     Front,
     Back,
@@ -233,7 +235,7 @@ fn notify_locked(state: &mut State, wakers: &mut WakeList, end: End) {
     };
     match chosen {
         Some(key) => {
-            *state.waiters.payload(key) = Got::One;
+            *state.waiters.payload(key) = Got::One(end);
             wakers.push(state.waiters.unlink(key));
         }
         None => state.permit = true,
@@ -313,10 +315,10 @@ impl Drop for Notified<'_> {
         let mut wakers = WakeList::new();
         {
             let mut state = self.notify.get().lock();
-            // Chosen by notify_one but never told: pass it on, so that the
-            // notification is not lost with us.
-            if *state.waiters.free(key) == Got::One {
-                notify_locked(&mut state, &mut wakers, End::Front);
+            // Chosen but never told: pass it on by the rule that chose us,
+            // so that the notification is not lost with us.
+            if let Got::One(end) = *state.waiters.free(key) {
+                notify_locked(&mut state, &mut wakers, end);
             }
         }
         wakers.wake_all();

@@ -259,16 +259,9 @@ impl fmt::Display for TryRecvError {
 
 impl std::error::Error for TryRecvError {}
 
-impl<T> fmt::Debug for Sender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("oneshot::Sender")
-    }
-}
-
-impl<T> fmt::Debug for Receiver<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("oneshot::Receiver")
-    }
+debug_as_name! {
+    Sender<T> => [T] "oneshot::Sender",
+    Receiver<T> => [T] "oneshot::Receiver",
 }
 
 #[cfg(all(test, not(loom)))]

@@ -24,7 +24,6 @@ use super::semaphore::Semaphore;
 use std::cell::UnsafeCell;
 use std::fmt;
 use std::marker::PhantomData;
-use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
@@ -361,14 +360,10 @@ impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
     where
         F: FnOnce(&T) -> &U,
     {
-        let data: *const U = f(&*this);
-        let sem = this.sem;
-        // The permit passes to the new guard.
-        std::mem::forget(this);
-        RwLockReadGuard {
-            sem,
-            data,
-            _borrow: PhantomData,
+        // `try_map` with a part that is always there.
+        match Self::try_map(this, |value| Some(f(value))) {
+            Ok(mapped) => mapped,
+            Err(_) => unreachable!("`f` always returns a part"),
         }
     }
 
@@ -386,6 +381,7 @@ impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
             None => return Err(this),
         };
         let sem = this.sem;
+        // The permit passes to the new guard.
         std::mem::forget(this);
         Ok(RwLockReadGuard {
             sem,
@@ -398,21 +394,14 @@ impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
 impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
     /// Narrows the guard to a part of the value; the lock stays
     /// write-locked until the new guard is dropped.
-    pub fn map<F, U: ?Sized>(
-        mut this: RwLockWriteGuard<'a, T>,
-        f: F,
-    ) -> RwLockMappedWriteGuard<'a, U>
+    pub fn map<F, U: ?Sized>(this: RwLockWriteGuard<'a, T>, f: F) -> RwLockMappedWriteGuard<'a, U>
     where
         F: FnOnce(&mut T) -> &mut U,
     {
-        let data: *mut U = f(&mut *this);
-        let (sem, permits) = (this.sem, this.permits);
-        std::mem::forget(this);
-        RwLockMappedWriteGuard {
-            sem,
-            data,
-            permits,
-            _borrow: PhantomData,
+        // `try_map` with a part that is always there.
+        match Self::try_map(this, |value| Some(f(value))) {
+            Ok(mapped) => mapped,
+            Err(_) => unreachable!("`f` always returns a part"),
         }
     }
 
@@ -499,20 +488,16 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
 impl<'a, T: ?Sized> RwLockMappedWriteGuard<'a, T> {
     /// Narrows the guard further; see [`RwLockWriteGuard::map`].
     pub fn map<F, U: ?Sized>(
-        mut this: RwLockMappedWriteGuard<'a, T>,
+        this: RwLockMappedWriteGuard<'a, T>,
         f: F,
     ) -> RwLockMappedWriteGuard<'a, U>
     where
         F: FnOnce(&mut T) -> &mut U,
     {
-        let data: *mut U = f(&mut *this);
-        let (sem, permits) = (this.sem, this.permits);
-        std::mem::forget(this);
-        RwLockMappedWriteGuard {
-            sem,
-            data,
-            permits,
-            _borrow: PhantomData,
+        // `try_map` with a part that is always there.
+        match Self::try_map(this, |value| Some(f(value))) {
+            Ok(mapped) => mapped,
+            Err(_) => unreachable!("`f` always returns a part"),
         }
     }
 
@@ -539,17 +524,6 @@ impl<'a, T: ?Sized> RwLockMappedWriteGuard<'a, T> {
     }
 }
 
-/// Moves the `Arc` out of an owned guard whose drop must not run (its
-/// permits pass to the guard built from it).
-macro_rules! take_lock {
-    ($guard:expr) => {{
-        let guard = ManuallyDrop::new($guard);
-        // SAFETY: `guard` is never dropped, so its `Arc` is moved out of it
-        // exactly once.
-        unsafe { std::ptr::read(&guard.lock) }
-    }};
-}
-
 impl<T: ?Sized, U: ?Sized> OwnedRwLockReadGuard<T, U> {
     /// The lock this guard holds.
     pub fn rwlock(this: &OwnedRwLockReadGuard<T, U>) -> &Arc<RwLock<T>> {
@@ -561,11 +535,10 @@ impl<T: ?Sized, U: ?Sized> OwnedRwLockReadGuard<T, U> {
     where
         F: FnOnce(&U) -> &V,
     {
-        let data: *const V = f(&*this);
-        OwnedRwLockReadGuard {
-            lock: take_lock!(this),
-            data,
-            _borrow: PhantomData,
+        // `try_map` with a part that is always there.
+        match Self::try_map(this, |value| Some(f(value))) {
+            Ok(mapped) => mapped,
+            Err(_) => unreachable!("`f` always returns a part"),
         }
     }
 
@@ -597,19 +570,16 @@ impl<T: ?Sized> OwnedRwLockWriteGuard<T> {
 
     /// [`RwLockWriteGuard::map`] for the owned guard.
     pub fn map<F, U: ?Sized>(
-        mut this: OwnedRwLockWriteGuard<T>,
+        this: OwnedRwLockWriteGuard<T>,
         f: F,
     ) -> OwnedRwLockMappedWriteGuard<T, U>
     where
         F: FnOnce(&mut T) -> &mut U,
     {
-        let data: *mut U = f(&mut *this);
-        let permits = this.permits;
-        OwnedRwLockMappedWriteGuard {
-            lock: take_lock!(this),
-            data,
-            permits,
-            _borrow: PhantomData,
+        // `try_map` with a part that is always there.
+        match Self::try_map(this, |value| Some(f(value))) {
+            Ok(mapped) => mapped,
+            Err(_) => unreachable!("`f` always returns a part"),
         }
     }
 
@@ -691,19 +661,16 @@ impl<T: ?Sized, U: ?Sized> OwnedRwLockMappedWriteGuard<T, U> {
 
     /// Narrows the guard further.
     pub fn map<F, V: ?Sized>(
-        mut this: OwnedRwLockMappedWriteGuard<T, U>,
+        this: OwnedRwLockMappedWriteGuard<T, U>,
         f: F,
     ) -> OwnedRwLockMappedWriteGuard<T, V>
     where
         F: FnOnce(&mut U) -> &mut V,
     {
-        let data: *mut V = f(&mut *this);
-        let permits = this.permits;
-        OwnedRwLockMappedWriteGuard {
-            lock: take_lock!(this),
-            data,
-            permits,
-            _borrow: PhantomData,
+        // `try_map` with a part that is always there.
+        match Self::try_map(this, |value| Some(f(value))) {
+            Ok(mapped) => mapped,
+            Err(_) => unreachable!("`f` always returns a part"),
         }
     }
 
@@ -871,28 +838,6 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLock<T> {
         };
         d.finish()
     }
-}
-
-/// Debug and Display of a guard are those of what it points to.
-macro_rules! fmt_as_target {
-    ($($guard:ty => [$($params:tt)*]),* $(,)?) => {$(
-        impl<$($params)*> fmt::Debug for $guard
-        where
-            <$guard as Deref>::Target: fmt::Debug,
-        {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Debug::fmt(&**self, f)
-            }
-        }
-        impl<$($params)*> fmt::Display for $guard
-        where
-            <$guard as Deref>::Target: fmt::Display,
-        {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Display::fmt(&**self, f)
-            }
-        }
-    )*};
 }
 
 fmt_as_target! {

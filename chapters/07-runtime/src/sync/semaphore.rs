@@ -517,11 +517,7 @@ impl<'a> SemaphorePermit<'a> {
             std::ptr::eq(self.sem, other.sem),
             "merging permits from different semaphore instances"
         );
-        self.permits = self
-            .permits
-            .checked_add(other.permits)
-            .expect("number of permits overflowed");
-        other.permits = 0;
+        take_over(&mut self.permits, &mut other.permits);
     }
 
     /// Moves `n` of the permits into a new permit, or `None` if this one
@@ -534,6 +530,16 @@ impl<'a> SemaphorePermit<'a> {
             permits: n,
         })
     }
+}
+
+/// A permit's merge: `mine` takes over the count of `theirs`, which then
+/// gives nothing back when dropped.
+#[track_caller]
+fn take_over(mine: &mut u32, theirs: &mut u32) {
+    *mine = mine
+        .checked_add(*theirs)
+        .expect("number of permits overflowed");
+    *theirs = 0;
 }
 
 impl OwnedSemaphorePermit {
@@ -565,11 +571,7 @@ impl OwnedSemaphorePermit {
             Arc::ptr_eq(&self.sem, &other.sem),
             "merging permits from different semaphore instances"
         );
-        self.permits = self
-            .permits
-            .checked_add(other.permits)
-            .expect("number of permits overflowed");
-        other.permits = 0;
+        take_over(&mut self.permits, &mut other.permits);
     }
 
     /// Moves `n` of the permits into a new permit (with a clone of the

@@ -52,19 +52,7 @@ pub mod error {
     #[derive(Debug, PartialEq, Eq, Clone, Copy)]
     pub struct RecvError(pub(super) ());
 
-    impl<T> fmt::Debug for SendError<T> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("SendError { .. }")
-        }
-    }
-
-    impl<T> fmt::Display for SendError<T> {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("channel closed")
-        }
-    }
-
-    impl<T> std::error::Error for SendError<T> {}
+    send_error_impls!(SendError);
 
     impl fmt::Display for RecvError {
         fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -554,28 +542,15 @@ impl<T: fmt::Debug> fmt::Debug for Ref<'_, T> {
     }
 }
 
-impl<T> fmt::Debug for Sender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("watch::Sender")
-    }
-}
-
-impl<T> fmt::Debug for Receiver<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("watch::Receiver")
-    }
+debug_as_name! {
+    Sender<T> => [T] "watch::Sender",
+    Receiver<T> => [T] "watch::Receiver",
 }
 
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use std::task::Waker;
-
-    fn poll<F: Future>(future: &mut Pin<Box<F>>) -> Poll<F::Output> {
-        future
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
-    }
+    use crate::sync::poll_boxed as poll;
 
     #[test]
     fn changed_waits_for_a_send_and_marks_it_seen() {

@@ -137,7 +137,11 @@ impl<T: Future, S> Core<T, S> {
         })
     }
 
-    /// Replaces the stage, dropping the future or output it held.
+    /// Replaces the stage, dropping the future or output it held. Every such
+    /// drop happens here, with the task's `id` published as the running
+    /// task (as during a poll), so that a destructor inside the future or
+    /// the output sees `task::id()` name its task, on whichever thread drops
+    /// it: a worker, the runtime's shutdown, or a `JoinHandle`'s drop.
     ///
     /// If that drop panics the new stage is still written (assignment writes
     /// the new value on the unwind path too), so the cell is never left
@@ -147,7 +151,8 @@ impl<T: Future, S> Core<T, S> {
     ///
     /// The caller owns the stage: it set RUNNING, or it holds the output's
     /// ownership as the state word defines it.
-    pub(crate) unsafe fn set_stage(&self, stage: Stage<T>) {
+    pub(crate) unsafe fn set_stage(&self, id: u64, stage: Stage<T>) {
+        let _id = super::id::enter(id);
         // SAFETY: exclusive access, per the caller's contract.
         self.stage.with_mut(|ptr| unsafe { *ptr = stage });
     }

@@ -274,7 +274,7 @@ impl<T: Future, S: Schedule> Harness<T, S> {
         let polled = {
             // While the future runs, `task::id()` names this task.
             let _id = super::id::enter(self.header().id);
-            poll_future(self.core(), &mut cx)
+            poll_future(self.core(), self.header().id, &mut cx)
         };
         if polled.is_ready() {
             return PollOutcome::Complete;
@@ -321,7 +321,7 @@ impl<T: Future, S: Schedule> Harness<T, S> {
         if !snapshot.is_join_interested() {
             // The JoinHandle is gone; nobody will read the output.
             // SAFETY: COMPLETE with no join interest: the output is ours.
-            unsafe { self.core().set_stage(Stage::Consumed) };
+            unsafe { self.core().set_stage(self.header().id, Stage::Consumed) };
         } else if snapshot.is_join_waker_set() {
             // SAFETY: COMPLETE and JOIN_WAKER: we may read the waker.
             unsafe { self.trailer().wake_join() };
@@ -350,7 +350,7 @@ impl<T: Future, S: Schedule> Harness<T, S> {
             // through the runtime.
             // SAFETY: the task completed while we were interested.
             let _ = panic::catch_unwind(AssertUnwindSafe(|| unsafe {
-                self.core().set_stage(Stage::Consumed)
+                self.core().set_stage(self.header().id, Stage::Consumed)
             }));
         }
         if action.drop_waker {
@@ -383,7 +383,7 @@ enum PollOutcome {
 // ANCHOR: poll_future
 /// Polls the future once, catching a panic; on `Ready` (or panic) the future
 /// is dropped and the output stored.
-fn poll_future<T: Future, S>(core: &Core<T, S>, cx: &mut Context<'_>) -> Poll<()> {
+fn poll_future<T: Future, S>(core: &Core<T, S>, id: u64, cx: &mut Context<'_>) -> Poll<()> {
     // SAFETY: the caller set RUNNING, so it owns the future.
     let output = match panic::catch_unwind(AssertUnwindSafe(|| unsafe { core.poll(cx) })) {
         Ok(Poll::Pending) => return Poll::Pending,
@@ -394,7 +394,7 @@ fn poll_future<T: Future, S>(core: &Core<T, S>, cx: &mut Context<'_>) -> Poll<()
     // stored anyway (see `set_stage`), and the panic is ignored.
     // SAFETY: still RUNNING: the stage is ours.
     let _ = panic::catch_unwind(AssertUnwindSafe(|| unsafe {
-        core.set_stage(Stage::Finished(output))
+        core.set_stage(id, Stage::Finished(output))
     }));
     Poll::Ready(())
 }
@@ -402,21 +402,20 @@ fn poll_future<T: Future, S>(core: &Core<T, S>, cx: &mut Context<'_>) -> Poll<()
 
 // ANCHOR: cancel_task
 /// Drops the future of a cancelled task and stores the cancellation (or the
-/// panic its drop raised) as the output. The future's `Drop` runs with the
-/// task's id published, as its polls do, so that `task::id()` in a
+/// panic its drop raised) as the output. `set_stage` publishes the task's id
+/// while the future drops, as its polls do, so that `task::id()` in a
 /// destructor names the task being cancelled (as Tokio's does).
 fn cancel_task<T: Future, S>(core: &Core<T, S>, id: u64) {
-    let _id = super::id::enter(id);
     // SAFETY: the caller set RUNNING (by polling or by shutdown).
     let dropped = panic::catch_unwind(AssertUnwindSafe(|| unsafe {
-        core.set_stage(Stage::Consumed)
+        core.set_stage(id, Stage::Consumed)
     }));
     let error = match dropped {
         Ok(()) => JoinError::cancelled(),
         Err(payload) => JoinError::panic(payload),
     };
     // SAFETY: still RUNNING; the stage is Consumed so nothing is dropped here.
-    unsafe { core.set_stage(Stage::Finished(Err(error))) };
+    unsafe { core.set_stage(id, Stage::Finished(Err(error))) };
 }
 // ANCHOR_END: cancel_task
 

@@ -9,6 +9,11 @@
 //! the future, on whatever thread polls it, [`LocalKey::with`] finds the
 //! value, and outside it finds nothing.
 //!
+//! The value is also in scope while the inner future is dropped, as in
+//! Tokio: when it completes (it is dropped at once, inside that poll) and
+//! when the scope is dropped before it completed (cancelled, or never
+//! polled), so a destructor in the future can still read the key.
+//!
 //! Book: Chapter 7, "A task is one allocation and one word".
 
 use std::cell::RefCell;
@@ -72,6 +77,28 @@ impl fmt::Display for AccessError {
 
 impl std::error::Error for AccessError {}
 
+/// Why a scope could not be entered.
+enum ScopeError {
+    /// The thread-local is borrowed: a poll inside `with` of the same key.
+    Borrowed,
+    /// The thread-local is gone: the thread is exiting.
+    Destroyed,
+}
+
+impl ScopeError {
+    #[track_caller]
+    fn panic(self) -> ! {
+        match self {
+            ScopeError::Borrowed => {
+                panic!("cannot enter a task-local scope while the task-local storage is borrowed")
+            }
+            ScopeError::Destroyed => panic!(
+                "cannot enter a task-local scope during or after destruction of the underlying thread-local"
+            ),
+        }
+    }
+}
+
 // ANCHOR: swap
 /// Puts a value into the thread-local slot for as long as it lives, then
 /// takes it back out (on the normal path and on unwinding alike).
@@ -81,10 +108,24 @@ struct Swap<'a, T: 'static> {
 }
 
 impl<'a, T: 'static> Swap<'a, T> {
-    fn enter(key: &'static LocalKey<T>, slot: &'a mut Option<T>) -> Swap<'a, T> {
-        key.inner
-            .with(|cell| std::mem::swap(&mut *cell.borrow_mut(), slot));
-        Swap { key, slot }
+    /// Fails if the thread-local is borrowed (a poll inside `with` of the
+    /// same key) or already destroyed (the thread is exiting).
+    fn enter(
+        key: &'static LocalKey<T>,
+        slot: &'a mut Option<T>,
+    ) -> Result<Swap<'a, T>, ScopeError> {
+        let swapped = key.inner.try_with(|cell| match cell.try_borrow_mut() {
+            Ok(mut value) => {
+                std::mem::swap(&mut *value, slot);
+                Ok(())
+            }
+            Err(_) => Err(ScopeError::Borrowed),
+        });
+        match swapped {
+            Ok(Ok(())) => Ok(Swap { key, slot }),
+            Ok(Err(error)) => Err(error),
+            Err(_) => Err(ScopeError::Destroyed),
+        }
     }
 }
 
@@ -98,19 +139,27 @@ impl<T: 'static> Drop for Swap<'_, T> {
 // ANCHOR_END: swap
 
 impl<T: 'static> LocalKey<T> {
-    /// Runs `future` with the key set to `value` during each of its polls.
+    /// Runs `future` with the key set to `value` during each of its polls,
+    /// and while the future is dropped. The value is dropped with the
+    /// returned future.
     pub fn scope<F: Future>(&'static self, value: T, future: F) -> TaskLocalFuture<T, F> {
         TaskLocalFuture {
             key: self,
             slot: Some(value),
-            future: Box::pin(future),
+            future: Some(Box::pin(future)),
         }
     }
 
     /// Runs `f` with the key set to `value`.
+    ///
+    /// # Panics
+    ///
+    /// Inside [`with`](Self::with) or [`try_with`](Self::try_with) of the
+    /// same key.
+    #[track_caller]
     pub fn sync_scope<F: FnOnce() -> R, R>(&'static self, value: T, f: F) -> R {
         let mut slot = Some(value);
-        let _swap = Swap::enter(self, &mut slot);
+        let _swap = Swap::enter(self, &mut slot).unwrap_or_else(|error| error.panic());
         f()
     }
 
@@ -167,15 +216,16 @@ pub struct TaskLocalFuture<T: 'static, F> {
     key: &'static LocalKey<T>,
     /// The value between polls (in the thread-local during one).
     slot: Option<T>,
-    future: Pin<Box<F>>,
+    /// The future; `None` once it has completed.
+    future: Option<Pin<Box<F>>>,
 }
 
 impl<T: 'static, F> Unpin for TaskLocalFuture<T, F> {}
 
 impl<T: 'static, F> TaskLocalFuture<T, F> {
     /// Takes the value out of the scope, if it is still there; later polls
-    /// run the future with the key unset. Used to recover the value of a
-    /// scope that will not be polled again.
+    /// (and the future's drop) run with the key unset. Used to recover the
+    /// value of a scope that will not be polled again.
     pub fn take_value(self: Pin<&mut Self>) -> Option<T> {
         self.get_mut().slot.take()
     }
@@ -185,10 +235,33 @@ impl<T: 'static, F> TaskLocalFuture<T, F> {
 impl<T: 'static, F: Future> Future for TaskLocalFuture<T, F> {
     type Output = F::Output;
 
+    #[track_caller]
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = self.get_mut();
-        let _swap = Swap::enter(this.key, &mut this.slot);
-        this.future.as_mut().poll(cx)
+        let _swap = Swap::enter(this.key, &mut this.slot).unwrap_or_else(|error| error.panic());
+        let Some(future) = this.future.as_mut() else {
+            panic!("`TaskLocalFuture` polled after completion");
+        };
+        let poll = future.as_mut().poll(cx);
+        if poll.is_ready() {
+            // Dropped now, while the value is still in scope.
+            this.future = None;
+        }
+        poll
+    }
+}
+
+/// A future that did not complete is dropped inside the scope too (unless
+/// dropping it runs no code). If the scope cannot be entered (dropped
+/// inside `with` of the same key, or while the thread exits), the future is
+/// dropped without it.
+impl<T: 'static, F> Drop for TaskLocalFuture<T, F> {
+    fn drop(&mut self) {
+        if self.future.is_none() || !std::mem::needs_drop::<F>() {
+            return;
+        }
+        let _swap = Swap::enter(self.key, &mut self.slot);
+        self.future = None;
     }
 }
 // ANCHOR_END: scope_poll

@@ -20,6 +20,7 @@ pub mod regressions;
 pub mod runtime;
 pub mod shutdown;
 pub mod task;
+pub mod task_edges;
 pub mod thread_locals;
 pub mod time;
 

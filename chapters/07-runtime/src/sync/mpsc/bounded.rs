@@ -1,14 +1,15 @@
 //! The bounded channel's handles: [`Sender`], [`Receiver`], the permits
 //! and [`WeakSender`].
 //!
-//! Every method here is a thin shell over `chan.rs`; what a reader should
-//! take from this file is the shape of the API, which is Tokio's: `send` is
-//! `reserve` followed by [`Permit::send`], and a permit is a slot held in
-//! the caller's hand.
+//! Every method here is a thin shell over `chan.rs` (the receiver's over
+//! its receiver core, `Rx`, which the unbounded receiver shares); what a
+//! reader should take from this file is the shape of the API, which is
+//! Tokio's: `send` is `reserve` followed by [`Permit::send`], and a permit
+//! is a slot held in the caller's hand.
 //!
 //! Book: Chapter 7, "Channels".
 
-use super::chan::{Chan, Full, ReserveState};
+use super::chan::{Chan, Full, ReserveState, Rx, Tx, WeakTx};
 use super::error::{SendError, SendTimeoutError, TryRecvError, TrySendError};
 use crate::loom::Arc;
 use std::fmt;
@@ -18,18 +19,18 @@ use std::task::{Context, Poll};
 
 /// Sends values into a bounded channel; clone it for more producers.
 pub struct Sender<T> {
-    chan: Arc<Chan<T>>,
+    tx: Tx<T>,
 }
 
 /// A sender that does not keep the channel open: [`upgrade`](Self::upgrade)
 /// it to send.
 pub struct WeakSender<T> {
-    chan: Arc<Chan<T>>,
+    tx: WeakTx<T>,
 }
 
 /// Receives the values of a bounded channel.
 pub struct Receiver<T> {
-    chan: Arc<Chan<T>>,
+    rx: Rx<T>,
 }
 
 /// One slot of the channel, reserved: [`send`](Self::send) cannot fail and
@@ -61,7 +62,12 @@ pub struct OwnedPermit<T> {
 pub fn channel<T>(buffer: usize) -> (Sender<T>, Receiver<T>) {
     assert!(buffer > 0, "mpsc bounded channel requires buffer > 0");
     let chan = Arc::new(Chan::new(Some(buffer)));
-    (Sender { chan: chan.clone() }, Receiver { chan })
+    (
+        Sender {
+            tx: Tx::new(chan.clone()),
+        },
+        Receiver { rx: Rx::new(chan) },
+    )
 }
 
 /// The future behind `reserve`: holds our place in the senders' queue and
@@ -146,9 +152,9 @@ impl<T> Sender<T> {
 
     /// Sends `value` if a slot is free now and nobody waits for one.
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
-        match self.chan.try_reserve() {
+        match self.tx.try_reserve() {
             Ok(()) => {
-                self.chan.send_with_permit(value);
+                self.tx.send_with_permit(value);
                 Ok(())
             }
             Err(Full::NoSlot) => Err(TrySendError::Full(value)),
@@ -165,7 +171,7 @@ impl<T> Sender<T> {
     /// slot granted to it but not yet taken); no slot is leaked.
     pub async fn reserve(&self) -> Result<Permit<'_, T>, SendError<()>> {
         self.wait_for_slot().await?;
-        Ok(Permit { chan: &self.chan })
+        Ok(Permit { chan: &self.tx })
     }
 
     /// Like [`reserve`](Self::reserve), but the permit owns this sender, so
@@ -194,10 +200,7 @@ impl<T> Sender<T> {
             return Err(SendError(()));
         }
         self.wait_for_slots(n).await?;
-        Ok(PermitIterator {
-            chan: &self.chan,
-            n,
-        })
+        Ok(PermitIterator { chan: &self.tx, n })
     }
 
     /// `n` slots now, if as many are free: `Full(())` if not (or if `n`
@@ -206,11 +209,8 @@ impl<T> Sender<T> {
         if n > self.max_capacity() {
             return Err(TrySendError::Full(()));
         }
-        match self.chan.try_reserve_many(n) {
-            Ok(()) => Ok(PermitIterator {
-                chan: &self.chan,
-                n,
-            }),
+        match self.tx.try_reserve_many(n) {
+            Ok(()) => Ok(PermitIterator { chan: &self.tx, n }),
             Err(Full::NoSlot) => Err(TrySendError::Full(())),
             Err(Full::Closed) => Err(TrySendError::Closed(())),
         }
@@ -222,7 +222,7 @@ impl<T> Sender<T> {
 
     async fn wait_for_slots(&self, n: usize) -> Result<(), SendError<()>> {
         Reserve {
-            chan: &self.chan,
+            chan: &self.tx,
             wait: ReserveState::new(n),
         }
         .await
@@ -231,8 +231,8 @@ impl<T> Sender<T> {
 
     /// A slot now, if one is free: `Full(())` or `Closed(())` otherwise.
     pub fn try_reserve(&self) -> Result<Permit<'_, T>, TrySendError<()>> {
-        match self.chan.try_reserve() {
-            Ok(()) => Ok(Permit { chan: &self.chan }),
+        match self.tx.try_reserve() {
+            Ok(()) => Ok(Permit { chan: &self.tx }),
             Err(Full::NoSlot) => Err(TrySendError::Full(())),
             Err(Full::Closed) => Err(TrySendError::Closed(())),
         }
@@ -241,7 +241,7 @@ impl<T> Sender<T> {
     /// [`try_reserve`](Self::try_reserve) for an [`OwnedPermit`]; gives the
     /// sender back on failure.
     pub fn try_reserve_owned(self) -> Result<OwnedPermit<T>, TrySendError<Sender<T>>> {
-        match self.chan.try_reserve() {
+        match self.tx.try_reserve() {
             Ok(()) => Ok(OwnedPermit { sender: Some(self) }),
             Err(Full::NoSlot) => Err(TrySendError::Full(self)),
             Err(Full::Closed) => Err(TrySendError::Closed(self)),
@@ -255,82 +255,53 @@ impl<T> Sender<T> {
     ///
     /// Cancel-safe: it takes nothing.
     pub async fn closed(&self) {
-        closed(&self.chan).await
+        self.tx.closed().await
     }
 
     /// True if the receiver was dropped or closed.
     pub fn is_closed(&self) -> bool {
-        self.chan.is_closed()
+        self.tx.is_closed()
     }
 
     /// Free slots now: the capacity minus queued values and held permits.
     pub fn capacity(&self) -> usize {
-        self.chan.capacity()
+        self.tx.capacity()
     }
 
     /// The capacity the channel was created with.
     pub fn max_capacity(&self) -> usize {
-        self.chan.max_capacity()
+        self.tx.max_capacity()
     }
 
     /// A [`WeakSender`]: it does not count as a sender, so it does not keep
     /// the receiver waiting.
     pub fn downgrade(&self) -> WeakSender<T> {
-        self.chan.add_weak();
         WeakSender {
-            chan: self.chan.clone(),
+            tx: self.tx.downgrade(),
         }
     }
 
     /// True if both senders feed the same channel.
     pub fn same_channel(&self, other: &Sender<T>) -> bool {
-        std::ptr::eq(&*self.chan, &*other.chan)
+        self.tx.same_channel(&other.tx)
     }
 
     /// Senders (not counting weak ones) alive now.
     pub fn strong_count(&self) -> usize {
-        self.chan.strong_count()
+        self.tx.strong_count()
     }
 
     /// Weak senders alive now.
     pub fn weak_count(&self) -> usize {
-        self.chan.weak_count()
+        self.tx.weak_count()
     }
-}
-
-/// Waits until the channel's receiver is closed or dropped.
-pub(super) async fn closed<T>(chan: &Chan<T>) {
-    struct Closed<'a, T> {
-        chan: &'a Chan<T>,
-        key: Option<usize>,
-    }
-    impl<T> Future for Closed<'_, T> {
-        type Output = ();
-        fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-            let this = &mut *self;
-            this.chan.poll_closed(&mut this.key, cx)
-        }
-    }
-    impl<T> Drop for Closed<'_, T> {
-        fn drop(&mut self) {
-            self.chan.cancel_closed(&mut self.key);
-        }
-    }
-    Closed { chan, key: None }.await
 }
 
 impl<T> Clone for Sender<T> {
     fn clone(&self) -> Sender<T> {
-        self.chan.add_sender();
         Sender {
-            chan: self.chan.clone(),
+            tx: self.tx.clone(),
         }
-    }
-}
-
-impl<T> Drop for Sender<T> {
-    fn drop(&mut self) {
-        self.chan.drop_sender();
     }
 }
 
@@ -338,34 +309,25 @@ impl<T> WeakSender<T> {
     /// A sender again, if any sender is still alive; `None` once they have
     /// all been dropped (the channel has then ended for good).
     pub fn upgrade(&self) -> Option<Sender<T>> {
-        self.chan.upgrade().then(|| Sender {
-            chan: self.chan.clone(),
-        })
+        self.tx.upgrade().map(|tx| Sender { tx })
     }
 
     /// Senders (not counting weak ones) alive now.
     pub fn strong_count(&self) -> usize {
-        self.chan.strong_count()
+        self.tx.strong_count()
     }
 
     /// Weak senders alive now.
     pub fn weak_count(&self) -> usize {
-        self.chan.weak_count()
+        self.tx.weak_count()
     }
 }
 
 impl<T> Clone for WeakSender<T> {
     fn clone(&self) -> WeakSender<T> {
-        self.chan.add_weak();
         WeakSender {
-            chan: self.chan.clone(),
+            tx: self.tx.clone(),
         }
-    }
-}
-
-impl<T> Drop for WeakSender<T> {
-    fn drop(&mut self) {
-        self.chan.drop_weak();
     }
 }
 
@@ -425,14 +387,14 @@ impl<T> OwnedPermit<T> {
     /// Sends `value` into the reserved slot and gives the sender back.
     pub fn send(mut self, value: T) -> Sender<T> {
         let sender = self.sender.take().expect("a permit holds its sender");
-        sender.chan.send_with_permit(value);
+        sender.tx.send_with_permit(value);
         sender
     }
 
     /// Gives the slot back unused, and the sender with it.
     pub fn release(mut self) -> Sender<T> {
         let sender = self.sender.take().expect("a permit holds its sender");
-        sender.chan.drop_permit();
+        sender.tx.drop_permit();
         sender
     }
 
@@ -453,7 +415,7 @@ impl<T> OwnedPermit<T> {
 impl<T> Drop for OwnedPermit<T> {
     fn drop(&mut self) {
         if let Some(sender) = self.sender.take() {
-            sender.chan.drop_permit();
+            sender.tx.drop_permit();
         }
     }
 }
@@ -468,7 +430,7 @@ impl<T> Receiver<T> {
     /// Cancel-safe: a value is taken only by the poll that returns it, so a
     /// `recv` dropped in a `select!` loses nothing.
     pub async fn recv(&mut self) -> Option<T> {
-        std::future::poll_fn(|cx| self.chan.poll_recv(cx)).await
+        self.rx.recv().await
     }
 
     /// Receives up to `limit` values at once, appending them to `buffer`;
@@ -479,10 +441,7 @@ impl<T> Receiver<T> {
     ///
     /// Cancel-safe, as [`recv`](Self::recv).
     pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        if limit == 0 {
-            return 0;
-        }
-        std::future::poll_fn(|cx| self.chan.poll_recv_many(cx, buffer, limit)).await
+        self.rx.recv_many(buffer, limit).await
     }
 
     /// [`recv`](Self::recv) from synchronous code, blocking the thread.
@@ -493,7 +452,7 @@ impl<T> Receiver<T> {
     /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
     #[track_caller]
     pub fn blocking_recv(&mut self) -> Option<T> {
-        crate::sync::blocking::wait(self.recv())
+        self.rx.blocking_recv()
     }
 
     /// [`recv_many`](Self::recv_many) from synchronous code, blocking the
@@ -501,16 +460,15 @@ impl<T> Receiver<T> {
     ///
     /// # Panics
     ///
-    /// If called on a thread that runs a runtime's tasks (a worker, or
-    /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
+    /// As [`blocking_recv`](Self::blocking_recv).
     #[track_caller]
     pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        crate::sync::blocking::wait(self.recv_many(buffer, limit))
+        self.rx.blocking_recv_many(buffer, limit)
     }
 
     /// Polls for the next value (for hand-written futures).
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.chan.poll_recv(cx)
+        self.rx.poll_recv(cx)
     }
 
     /// Polls for up to `limit` values into `buffer` (for hand-written
@@ -521,92 +479,61 @@ impl<T> Receiver<T> {
         buffer: &mut Vec<T>,
         limit: usize,
     ) -> Poll<usize> {
-        if limit == 0 {
-            return Poll::Ready(0);
-        }
-        self.chan.poll_recv_many(cx, buffer, limit)
+        self.rx.poll_recv_many(cx, buffer, limit)
     }
 
     /// Takes a value if one is queued.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        self.chan.try_recv()
+        self.rx.try_recv()
     }
 
     /// Refuses new values: senders fail from now on (permits already held
     /// may still send), and the queued values can still be received.
     pub fn close(&mut self) {
-        self.chan.close();
+        self.rx.close();
     }
 
     /// Values queued now.
     pub fn len(&self) -> usize {
-        self.chan.len()
+        self.rx.len()
     }
 
     /// True if no value is queued.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.rx.is_empty()
     }
 
     /// True once [`close`](Self::close) was called or every sender is gone
     /// (values may still be queued).
     pub fn is_closed(&self) -> bool {
-        self.chan.receiver_is_closed()
+        self.rx.is_closed()
     }
 
     /// Free slots now.
     pub fn capacity(&self) -> usize {
-        self.chan.capacity()
+        self.rx.chan().capacity()
     }
 
     /// The capacity the channel was created with.
     pub fn max_capacity(&self) -> usize {
-        self.chan.max_capacity()
+        self.rx.chan().max_capacity()
     }
 
     /// Senders alive now (not counting weak ones).
     pub fn sender_strong_count(&self) -> usize {
-        self.chan.strong_count()
+        self.rx.chan().strong_count()
     }
 
     /// Weak senders alive now.
     pub fn sender_weak_count(&self) -> usize {
-        self.chan.weak_count()
+        self.rx.chan().weak_count()
     }
 }
 
-impl<T> Drop for Receiver<T> {
-    fn drop(&mut self) {
-        self.chan.drop_receiver();
-    }
-}
-
-impl<T> fmt::Debug for Sender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::Sender")
-    }
-}
-
-impl<T> fmt::Debug for WeakSender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::WeakSender")
-    }
-}
-
-impl<T> fmt::Debug for Receiver<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::Receiver")
-    }
-}
-
-impl<T> fmt::Debug for Permit<'_, T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::Permit")
-    }
-}
-
-impl<T> fmt::Debug for OwnedPermit<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::OwnedPermit")
-    }
+debug_as_name! {
+    Sender<T> => [T] "mpsc::Sender",
+    WeakSender<T> => [T] "mpsc::WeakSender",
+    Receiver<T> => [T] "mpsc::Receiver",
+    Permit<'a, T> => ['a, T] "mpsc::Permit",
+    OwnedPermit<T> => [T] "mpsc::OwnedPermit",
 }

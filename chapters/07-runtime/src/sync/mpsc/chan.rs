@@ -14,6 +14,13 @@
 //!
 //! The unbounded channel is the same state with no slots: its `send` pushes.
 //!
+//! The handles' cores are here too, each written once for both channels:
+//! [`Tx`] and [`WeakTx`], the counted holds on the channel that the strong
+//! and weak senders are made of, and [`Rx`], the receiver core that
+//! `Receiver` and `UnboundedReceiver` both wrap. Receiving differs between
+//! the two channels in one step only, which the channel's bound decides: a
+//! bounded channel releases the slot of every value taken.
+//!
 //! The receiver ends (`recv` returns `None`) once the queue is empty and no
 //! value can come: every sender is gone, or the channel was closed *and*
 //! every permit taken before the close has been used or dropped (a permit
@@ -22,8 +29,11 @@
 //! Book: Chapter 7, "Channels".
 
 use super::wait_queue::{Assign, WaitQueue, Waiter, wake_all};
-use crate::loom::{Mutex, MutexGuard};
+use crate::loom::{Arc, Mutex, MutexGuard};
 use std::collections::VecDeque;
+use std::future::Future;
+use std::ops::Deref;
+use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 /// A value at most this many slots of a bounded channel are allocated up
@@ -97,12 +107,12 @@ impl<T> Chan<T> {
 
     // ---- senders -------------------------------------------------------
 
-    pub(crate) fn add_sender(&self) {
+    fn add_sender(&self) {
         self.lock().senders += 1;
     }
 
     /// A strong handle again from a weak one, unless every sender is gone.
-    pub(crate) fn upgrade(&self) -> bool {
+    fn upgrade(&self) -> bool {
         let mut state = self.lock();
         if state.senders == 0 {
             return false;
@@ -111,7 +121,7 @@ impl<T> Chan<T> {
         true
     }
 
-    pub(crate) fn drop_sender(&self) {
+    fn drop_sender(&self) {
         let waker = {
             let mut state = self.lock();
             state.senders -= 1;
@@ -125,11 +135,11 @@ impl<T> Chan<T> {
         }
     }
 
-    pub(crate) fn add_weak(&self) {
+    fn add_weak(&self) {
         self.lock().weak_senders += 1;
     }
 
-    pub(crate) fn drop_weak(&self) {
+    fn drop_weak(&self) {
         self.lock().weak_senders -= 1;
     }
 
@@ -334,25 +344,195 @@ impl<T> Chan<T> {
         }
     }
 
-    // ---- the receiver --------------------------------------------------
+    /// Refuses new values and wakes everyone waiting to send or waiting for
+    /// the close.
+    fn close(&self) {
+        let mut wakers = Vec::new();
+        {
+            let mut state = self.lock();
+            state.closed = true;
+            state.send_waiters.notify_all(&mut wakers);
+            state.closed_waiters.notify_all(&mut wakers);
+        }
+        wake_all(wakers);
+    }
+}
+
+// ---- the senders -------------------------------------------------------
+
+/// A sender's hold on the channel, which `Sender` and `UnboundedSender` are
+/// made of: while one lives the channel has a sender. Cloning it counts one
+/// more; dropping the last wakes the receiver, which then sees the end once
+/// the queue is empty. It derefs to the channel, as the `Arc` inside does.
+pub(crate) struct Tx<T> {
+    chan: Arc<Chan<T>>,
+}
+
+/// A weak sender's hold: counted apart, so it does not keep the channel
+/// open; [`upgrade`](WeakTx::upgrade) makes a `Tx` while a sender lives.
+pub(crate) struct WeakTx<T> {
+    chan: Arc<Chan<T>>,
+}
+
+impl<T> Tx<T> {
+    /// The first sender of a new channel (which starts with one).
+    pub(crate) fn new(chan: Arc<Chan<T>>) -> Tx<T> {
+        Tx { chan }
+    }
+
+    pub(crate) fn downgrade(&self) -> WeakTx<T> {
+        self.chan.add_weak();
+        WeakTx {
+            chan: self.chan.clone(),
+        }
+    }
+
+    /// True if both feed the same channel.
+    pub(crate) fn same_channel(&self, other: &Tx<T>) -> bool {
+        Arc::ptr_eq(&self.chan, &other.chan)
+    }
+
+    /// Completes when the receiver is dropped or closed; leaves the queue of
+    /// `closed` waiters if dropped first.
+    pub(crate) async fn closed(&self) {
+        struct Closed<'a, T> {
+            chan: &'a Chan<T>,
+            key: Option<usize>,
+        }
+        impl<T> Future for Closed<'_, T> {
+            type Output = ();
+            fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+                let this = &mut *self;
+                this.chan.poll_closed(&mut this.key, cx)
+            }
+        }
+        impl<T> Drop for Closed<'_, T> {
+            fn drop(&mut self) {
+                self.chan.cancel_closed(&mut self.key);
+            }
+        }
+        Closed {
+            chan: &self.chan,
+            key: None,
+        }
+        .await
+    }
+}
+
+impl<T> Deref for Tx<T> {
+    type Target = Chan<T>;
+
+    fn deref(&self) -> &Chan<T> {
+        &self.chan
+    }
+}
+
+impl<T> Clone for Tx<T> {
+    fn clone(&self) -> Tx<T> {
+        self.chan.add_sender();
+        Tx {
+            chan: self.chan.clone(),
+        }
+    }
+}
+
+impl<T> Drop for Tx<T> {
+    fn drop(&mut self) {
+        self.chan.drop_sender();
+    }
+}
+
+impl<T> WeakTx<T> {
+    /// A sender again, unless every sender is gone (the channel has then
+    /// ended for good).
+    pub(crate) fn upgrade(&self) -> Option<Tx<T>> {
+        self.chan.upgrade().then(|| Tx {
+            chan: self.chan.clone(),
+        })
+    }
+
+    pub(crate) fn strong_count(&self) -> usize {
+        self.chan.strong_count()
+    }
+
+    pub(crate) fn weak_count(&self) -> usize {
+        self.chan.weak_count()
+    }
+}
+
+impl<T> Clone for WeakTx<T> {
+    fn clone(&self) -> WeakTx<T> {
+        self.chan.add_weak();
+        WeakTx {
+            chan: self.chan.clone(),
+        }
+    }
+}
+
+impl<T> Drop for WeakTx<T> {
+    fn drop(&mut self) {
+        self.chan.drop_weak();
+    }
+}
+
+// ---- the receiver ------------------------------------------------------
+
+/// The receiving end, which both receivers are made of: `Receiver` and
+/// `UnboundedReceiver` each hold one and pass every call to it. Receiving
+/// is the same in both channels but for one step, which the channel's
+/// bound decides: in a bounded channel, each value taken releases its slot
+/// (to the oldest waiting sender first). Dropping it closes the channel and
+/// drops the values still queued.
+pub(crate) struct Rx<T> {
+    chan: Arc<Chan<T>>,
+}
+
+impl<T> Rx<T> {
+    pub(crate) fn new(chan: Arc<Chan<T>>) -> Rx<T> {
+        Rx { chan }
+    }
+
+    /// The next value, or `None` once the channel has ended.
+    pub(crate) async fn recv(&mut self) -> Option<T> {
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
+    }
+
+    /// Up to `limit` values into `buffer`; how many (`0`: the channel has
+    /// ended, or `limit` is 0).
+    pub(crate) async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+        std::future::poll_fn(|cx| self.poll_recv_many(cx, buffer, limit)).await
+    }
+
+    #[track_caller]
+    pub(crate) fn blocking_recv(&mut self) -> Option<T> {
+        crate::sync::blocking::wait(self.recv())
+    }
+
+    #[track_caller]
+    pub(crate) fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+        crate::sync::blocking::wait(self.recv_many(buffer, limit))
+    }
 
     /// Takes up to `limit` values into `buffer` (at least one, or `Ready(0)`
-    /// once the channel has ended).
+    /// once the channel has ended or if `limit` is 0).
     // ANCHOR: poll_recv_many
     pub(crate) fn poll_recv_many(
-        &self,
+        &mut self,
         cx: &mut Context<'_>,
         buffer: &mut Vec<T>,
         limit: usize,
     ) -> Poll<usize> {
+        if limit == 0 {
+            return Poll::Ready(0);
+        }
         let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
-        let mut state = self.lock();
+        let mut state = self.chan.lock();
         let taken = limit.min(state.queue.len());
         if taken > 0 {
             buffer.extend(state.queue.drain(..taken));
             // Each value taken frees a slot, for the oldest waiters first.
             let mut wakers = Vec::new();
-            if self.bound.is_some() {
+            if self.chan.bound.is_some() {
                 for _ in 0..taken {
                     wakers.extend(state.release());
                 }
@@ -366,96 +546,80 @@ impl<T> Chan<T> {
             budget.made_progress();
             return Poll::Ready(0);
         }
-        match &state.receiver_waker {
-            Some(waker) if waker.will_wake(cx.waker()) => {}
-            _ => state.receiver_waker = Some(cx.waker().clone()),
-        }
+        state.set_receiver_waker(cx.waker());
         Poll::Pending
     }
     // ANCHOR_END: poll_recv_many
 
     /// Polls for one value: the common case of `poll_recv_many`, without the
     /// buffer.
-    pub(crate) fn poll_recv(&self, cx: &mut Context<'_>) -> Poll<Option<T>> {
+    pub(crate) fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
-        let mut state = self.lock();
-        if let Some(value) = state.queue.pop_front() {
-            let next = if self.bound.is_some() {
-                state.release()
-            } else {
-                None
-            };
+        let mut state = self.chan.lock();
+        if let Some((value, sender)) = state.pop(self.chan.bound.is_some()) {
             drop(state);
             budget.made_progress();
-            if let Some(waker) = next {
-                waker.wake();
-            }
+            wake_all(sender);
             return Poll::Ready(Some(value));
         }
         if state.has_ended() {
             budget.made_progress();
             return Poll::Ready(None);
         }
-        match &state.receiver_waker {
-            Some(waker) if waker.will_wake(cx.waker()) => {}
-            _ => state.receiver_waker = Some(cx.waker().clone()),
-        }
+        state.set_receiver_waker(cx.waker());
         Poll::Pending
     }
 
-    pub(crate) fn try_recv(&self) -> Result<T, super::TryRecvError> {
-        let mut state = self.lock();
-        match state.queue.pop_front() {
-            Some(value) => {
-                let next = if self.bound.is_some() {
-                    state.release()
-                } else {
-                    None
-                };
-                drop(state);
-                if let Some(waker) = next {
-                    waker.wake();
-                }
-                Ok(value)
-            }
-            None if state.has_ended() => Err(super::TryRecvError::Disconnected),
-            None => Err(super::TryRecvError::Empty),
+    pub(crate) fn try_recv(&mut self) -> Result<T, super::TryRecvError> {
+        let mut state = self.chan.lock();
+        if let Some((value, sender)) = state.pop(self.chan.bound.is_some()) {
+            drop(state);
+            wake_all(sender);
+            return Ok(value);
         }
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.lock().queue.len()
-    }
-
-    /// The receiver's view: closed once `close` was called or every sender
-    /// is gone.
-    pub(crate) fn receiver_is_closed(&self) -> bool {
-        let state = self.lock();
-        state.closed || state.senders == 0
+        if state.has_ended() {
+            Err(super::TryRecvError::Disconnected)
+        } else {
+            Err(super::TryRecvError::Empty)
+        }
     }
 
     /// Refuses new values and wakes everyone waiting to send or waiting for
     /// the close.
-    pub(crate) fn close(&self) {
-        let mut wakers = Vec::new();
-        {
-            let mut state = self.lock();
-            state.closed = true;
-            state.send_waiters.notify_all(&mut wakers);
-            state.closed_waiters.notify_all(&mut wakers);
-        }
-        wake_all(wakers);
+    pub(crate) fn close(&mut self) {
+        self.chan.close();
     }
 
-    /// The receiver is dropped: close, and drop the queued values (outside
-    /// the lock: a value's `Drop` may use the channel) and our waker.
-    pub(crate) fn drop_receiver(&self) {
-        self.close();
+    pub(crate) fn len(&self) -> usize {
+        self.chan.lock().queue.len()
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The receiver's view: closed once `close` was called or every sender
+    /// is gone.
+    pub(crate) fn is_closed(&self) -> bool {
+        let state = self.chan.lock();
+        state.closed || state.senders == 0
+    }
+
+    pub(crate) fn chan(&self) -> &Chan<T> {
+        &self.chan
+    }
+}
+
+impl<T> Drop for Rx<T> {
+    /// Closes, and drops the queued values (outside the lock: a value's
+    /// `Drop` may use the channel) and our waker.
+    fn drop(&mut self) {
+        self.chan.close();
         let (queued, waker) = {
-            let mut state = self.lock();
+            let mut state = self.chan.lock();
             state.receiver_dropped = true;
             let queued = std::mem::take(&mut state.queue);
-            if self.bound.is_some() {
+            if self.chan.bound.is_some() {
                 state.available += queued.len();
             }
             (queued, state.receiver_waker.take())
@@ -486,6 +650,23 @@ impl<T> State<T> {
         }
     }
     // ANCHOR_END: release
+
+    /// Takes the oldest value; in a bounded channel its slot is released,
+    /// and the waker of a sender granted it comes back with it.
+    fn pop(&mut self, bounded: bool) -> Option<(T, Option<Waker>)> {
+        let value = self.queue.pop_front()?;
+        let sender = if bounded { self.release() } else { None };
+        Some((value, sender))
+    }
+
+    /// Keeps `waker` as the receiver's, unless the stored one wakes the
+    /// same task.
+    fn set_receiver_waker(&mut self, waker: &Waker) {
+        match &self.receiver_waker {
+            Some(stored) if stored.will_wake(waker) => {}
+            _ => self.receiver_waker = Some(waker.clone()),
+        }
+    }
 
     /// No value can come any more.
     fn has_ended(&self) -> bool {

@@ -48,15 +48,8 @@ pub use unbounded::{UnboundedReceiver, UnboundedSender, WeakUnboundedSender, unb
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use std::future::Future;
-    use std::pin::Pin;
-    use std::task::{Context, Poll, Waker};
-
-    fn poll<F: Future>(future: &mut Pin<Box<F>>) -> Poll<F::Output> {
-        future
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
-    }
+    use crate::sync::poll_boxed as poll;
+    use std::task::Poll;
 
     #[test]
     fn values_arrive_in_order_and_none_after_the_last_sender() {

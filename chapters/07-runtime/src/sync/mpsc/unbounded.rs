@@ -1,5 +1,7 @@
 //! The unbounded channel's handles: the same shared state as the bounded
 //! channel with no slots, so `send` is a plain function that never waits.
+//! The receiver is the bounded channel's receiver core (`chan::Rx`) under
+//! another name: only the channel's missing bound tells them apart.
 //!
 //! Nothing pushes back: a producer faster than its consumer grows the queue
 //! without limit. Use it where the producer cannot wait (a callback, a
@@ -7,33 +9,34 @@
 //!
 //! Book: Chapter 7, "Channels".
 
-use super::chan::Chan;
+use super::chan::{Chan, Rx, Tx, WeakTx};
 use super::error::{SendError, TryRecvError};
 use crate::loom::Arc;
-use std::fmt;
 use std::task::{Context, Poll};
 
 /// Sends values into an unbounded channel; clone it for more producers.
 pub struct UnboundedSender<T> {
-    chan: Arc<Chan<T>>,
+    tx: Tx<T>,
 }
 
 /// An unbounded sender that does not keep the channel open.
 pub struct WeakUnboundedSender<T> {
-    chan: Arc<Chan<T>>,
+    tx: WeakTx<T>,
 }
 
 /// Receives the values of an unbounded channel.
 pub struct UnboundedReceiver<T> {
-    chan: Arc<Chan<T>>,
+    rx: Rx<T>,
 }
 
 /// Creates a channel with no bound: `send` never waits.
 pub fn unbounded_channel<T>() -> (UnboundedSender<T>, UnboundedReceiver<T>) {
     let chan = Arc::new(Chan::new(None));
     (
-        UnboundedSender { chan: chan.clone() },
-        UnboundedReceiver { chan },
+        UnboundedSender {
+            tx: Tx::new(chan.clone()),
+        },
+        UnboundedReceiver { rx: Rx::new(chan) },
     )
 }
 
@@ -41,7 +44,7 @@ impl<T> UnboundedSender<T> {
     /// Queues `value` at once; fails, giving it back, if the receiver was
     /// closed or dropped.
     pub fn send(&self, value: T) -> Result<(), SendError<T>> {
-        self.chan.push(value).map_err(SendError)
+        self.tx.push(value).map_err(SendError)
     }
 
     /// Completes when the receiver is dropped or closed.
@@ -50,84 +53,67 @@ impl<T> UnboundedSender<T> {
     ///
     /// Cancel-safe: it takes nothing.
     pub async fn closed(&self) {
-        super::bounded::closed(&self.chan).await
+        self.tx.closed().await
     }
 
     /// True if the receiver was dropped or closed.
     pub fn is_closed(&self) -> bool {
-        self.chan.is_closed()
+        self.tx.is_closed()
     }
 
     /// A weak sender, which does not keep the channel open.
     pub fn downgrade(&self) -> WeakUnboundedSender<T> {
-        self.chan.add_weak();
         WeakUnboundedSender {
-            chan: self.chan.clone(),
+            tx: self.tx.downgrade(),
         }
     }
 
     /// True if both senders feed the same channel.
     pub fn same_channel(&self, other: &UnboundedSender<T>) -> bool {
-        std::ptr::eq(&*self.chan, &*other.chan)
+        self.tx.same_channel(&other.tx)
     }
 
     /// Senders (not counting weak ones) alive now.
     pub fn strong_count(&self) -> usize {
-        self.chan.strong_count()
+        self.tx.strong_count()
     }
 
     /// Weak senders alive now.
     pub fn weak_count(&self) -> usize {
-        self.chan.weak_count()
+        self.tx.weak_count()
     }
 }
 
 impl<T> Clone for UnboundedSender<T> {
     fn clone(&self) -> UnboundedSender<T> {
-        self.chan.add_sender();
         UnboundedSender {
-            chan: self.chan.clone(),
+            tx: self.tx.clone(),
         }
-    }
-}
-
-impl<T> Drop for UnboundedSender<T> {
-    fn drop(&mut self) {
-        self.chan.drop_sender();
     }
 }
 
 impl<T> WeakUnboundedSender<T> {
     /// A sender again, if any sender is still alive.
     pub fn upgrade(&self) -> Option<UnboundedSender<T>> {
-        self.chan.upgrade().then(|| UnboundedSender {
-            chan: self.chan.clone(),
-        })
+        self.tx.upgrade().map(|tx| UnboundedSender { tx })
     }
 
     /// Senders (not counting weak ones) alive now.
     pub fn strong_count(&self) -> usize {
-        self.chan.strong_count()
+        self.tx.strong_count()
     }
 
     /// Weak senders alive now.
     pub fn weak_count(&self) -> usize {
-        self.chan.weak_count()
+        self.tx.weak_count()
     }
 }
 
 impl<T> Clone for WeakUnboundedSender<T> {
     fn clone(&self) -> WeakUnboundedSender<T> {
-        self.chan.add_weak();
         WeakUnboundedSender {
-            chan: self.chan.clone(),
+            tx: self.tx.clone(),
         }
-    }
-}
-
-impl<T> Drop for WeakUnboundedSender<T> {
-    fn drop(&mut self) {
-        self.chan.drop_weak();
     }
 }
 
@@ -139,7 +125,7 @@ impl<T> UnboundedReceiver<T> {
     ///
     /// Cancel-safe: a value is taken only by the poll that returns it.
     pub async fn recv(&mut self) -> Option<T> {
-        std::future::poll_fn(|cx| self.chan.poll_recv(cx)).await
+        self.rx.recv().await
     }
 
     /// Receives up to `limit` values at once into `buffer`; returns how
@@ -149,10 +135,7 @@ impl<T> UnboundedReceiver<T> {
     ///
     /// Cancel-safe, as [`recv`](Self::recv).
     pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        if limit == 0 {
-            return 0;
-        }
-        std::future::poll_fn(|cx| self.chan.poll_recv_many(cx, buffer, limit)).await
+        self.rx.recv_many(buffer, limit).await
     }
 
     /// [`recv`](Self::recv) from synchronous code, blocking the thread.
@@ -163,7 +146,7 @@ impl<T> UnboundedReceiver<T> {
     /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
     #[track_caller]
     pub fn blocking_recv(&mut self) -> Option<T> {
-        crate::sync::blocking::wait(self.recv())
+        self.rx.blocking_recv()
     }
 
     /// [`recv_many`](Self::recv_many) from synchronous code, blocking the
@@ -171,16 +154,15 @@ impl<T> UnboundedReceiver<T> {
     ///
     /// # Panics
     ///
-    /// If called on a thread that runs a runtime's tasks (a worker, or
-    /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
+    /// As [`blocking_recv`](Self::blocking_recv).
     #[track_caller]
     pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        crate::sync::blocking::wait(self.recv_many(buffer, limit))
+        self.rx.blocking_recv_many(buffer, limit)
     }
 
     /// Polls for the next value.
     pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.chan.poll_recv(cx)
+        self.rx.poll_recv(cx)
     }
 
     /// Polls for up to `limit` values into `buffer` (for hand-written
@@ -191,68 +173,47 @@ impl<T> UnboundedReceiver<T> {
         buffer: &mut Vec<T>,
         limit: usize,
     ) -> Poll<usize> {
-        if limit == 0 {
-            return Poll::Ready(0);
-        }
-        self.chan.poll_recv_many(cx, buffer, limit)
+        self.rx.poll_recv_many(cx, buffer, limit)
     }
 
     /// Takes a value if one is queued.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        self.chan.try_recv()
+        self.rx.try_recv()
     }
 
     /// Refuses new values; those queued can still be received.
     pub fn close(&mut self) {
-        self.chan.close();
+        self.rx.close();
     }
 
     /// Values queued now.
     pub fn len(&self) -> usize {
-        self.chan.len()
+        self.rx.len()
     }
 
     /// True if no value is queued.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.rx.is_empty()
     }
 
     /// True once [`close`](Self::close) was called or every sender is gone.
     pub fn is_closed(&self) -> bool {
-        self.chan.receiver_is_closed()
+        self.rx.is_closed()
     }
 
     /// Senders alive now (not counting weak ones).
     pub fn sender_strong_count(&self) -> usize {
-        self.chan.strong_count()
+        self.rx.chan().strong_count()
     }
 
     /// Weak senders alive now.
     pub fn sender_weak_count(&self) -> usize {
-        self.chan.weak_count()
+        self.rx.chan().weak_count()
     }
 }
 
-impl<T> Drop for UnboundedReceiver<T> {
-    fn drop(&mut self) {
-        self.chan.drop_receiver();
-    }
-}
-
-impl<T> fmt::Debug for UnboundedSender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::UnboundedSender")
-    }
-}
-
-impl<T> fmt::Debug for WeakUnboundedSender<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::WeakUnboundedSender")
-    }
-}
-
-impl<T> fmt::Debug for UnboundedReceiver<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("mpsc::UnboundedReceiver")
-    }
+debug_as_name! {
+    UnboundedSender<T> => [T] "mpsc::UnboundedSender",
+    WeakUnboundedSender<T> => [T] "mpsc::WeakUnboundedSender",
+    UnboundedReceiver<T> => [T] "mpsc::UnboundedReceiver",
 }

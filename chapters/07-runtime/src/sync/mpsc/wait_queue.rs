@@ -229,7 +229,7 @@ pub(crate) enum Assign {
 }
 
 /// Wakes every waker in `wakers` (called with no lock held).
-pub(crate) fn wake_all(wakers: Vec<Waker>) {
+pub(crate) fn wake_all(wakers: impl IntoIterator<Item = Waker>) {
     for waker in wakers {
         waker.wake();
     }
