@@ -142,6 +142,11 @@ impl Runtime {
     }
 
     /// Runs `f` on this runtime's blocking pool.
+    ///
+    /// # Panics
+    ///
+    /// If the pool has no thread to run `f` and the OS refuses to start
+    /// one; see [`task::spawn_blocking`](crate::task::spawn_blocking).
     #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
     where
@@ -307,6 +312,11 @@ impl Handle {
     }
 
     /// Runs `f` on this runtime's blocking pool.
+    ///
+    /// # Panics
+    ///
+    /// If the pool has no thread to run `f` and the OS refuses to start
+    /// one; see [`task::spawn_blocking`](crate::task::spawn_blocking).
     #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
     where

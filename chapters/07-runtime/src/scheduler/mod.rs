@@ -200,6 +200,7 @@ impl Handle {
 
     /// Runs `f` on the blocking pool, with this runtime current on the
     /// pool's thread while it runs.
+    #[track_caller]
     pub(crate) fn spawn_blocking<F, R>(
         self: &Arc<Self>,
         f: F,
@@ -215,6 +216,7 @@ impl Handle {
     /// As [`spawn_blocking`](Self::spawn_blocking), for a job that runs
     /// even if the runtime begins to shut down while it waits for a thread
     /// (a file write already reported done).
+    #[track_caller]
     pub(crate) fn spawn_mandatory_blocking<F, R>(
         self: &Arc<Self>,
         f: F,
@@ -227,6 +229,7 @@ impl Handle {
         self.spawn_blocking_job(f, location, true)
     }
 
+    #[track_caller]
     fn spawn_blocking_job<F, R>(
         self: &Arc<Self>,
         f: F,
