@@ -76,7 +76,7 @@ pub(crate) struct Config {
     pub(crate) trace_capacity: usize,
     /// Reports polls longer than this (None: no detector).
     pub(crate) long_poll_threshold: Option<std::time::Duration>,
-    /// Where long polls are reported (None: one line on stderr).
+    /// Where long polls are reported (None: nowhere; they are counted).
     pub(crate) on_long_poll: Option<crate::runtime::LongPollHook>,
     /// The current-thread flavour: no workers; `block_on` runs the tasks.
     pub(crate) current_thread: bool,
@@ -144,7 +144,8 @@ pub(crate) struct Handle {
     pub(crate) owned: OwnedTasks<Arc<Handle>>,
     pub(crate) config: Config,
     pub(crate) stats: Box<[WorkerStats]>,
-    /// Polls the detector found longer than the threshold.
+    /// Polls the detector found longer than the threshold by their task's
+    /// doing (blocked or busy, not preempted).
     pub(crate) long_polls: AtomicU64,
     /// Workers that have stopped hand their cores in here; the last one
     /// empties all the queues.
