@@ -917,7 +917,8 @@ pub fn echo_spec() -> std::io::Result<chapter_03::harness::ServerSpec> {
 pub fn echo_under_load(console: &Console, connections: usize, duration: Duration) -> Outcome {
     use std::process::{Command, Stdio};
     chapter_03::limits::raise_fd_limit()?;
-    let rt = Builder::new_multi_thread().build()?;
+    // Ask the long-poll detector to print what it blames on a task.
+    let rt = Builder::new_multi_thread().print_long_polls().build()?;
     let listener = chapter_03::server::listener(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))?;
     let addr = listener.local_addr()?;
     rt.block_on(async {
