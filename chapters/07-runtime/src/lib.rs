@@ -69,4 +69,4 @@ pub mod time;
 
 /// `#[rt::main]` and `#[rt::test]`: see the `rt-macros` crate.
 pub use rt_macros::{main, test};
-pub use runtime::{Builder, Handle, LongPoll, Runtime, RuntimeMetrics, spawn};
+pub use runtime::{Builder, Handle, LongPoll, LongPollCause, Runtime, RuntimeMetrics, spawn};

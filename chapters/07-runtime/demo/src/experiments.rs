@@ -434,7 +434,7 @@ pub fn demo(console: &Console, quick: bool) -> Outcome {
     report.extend(coop(console, each)?);
     console.say("");
     console.say(format!(
-        "6/{steps} Blocking inside a task, and spawn_blocking"
+        "6/{steps} Blocking inside a task, spawn_blocking, and the long-poll detector"
     ));
     report.extend(blocking(console, each)?);
     console.say("");
@@ -548,7 +548,8 @@ pub fn coop(console: &Console, duration: Duration) -> Outcome {
         ("budget_off", "budget switched off", false),
     ] {
         let mut builder = Builder::new_multi_thread();
-        builder.worker_threads(1);
+        // Ask the long-poll detector to print: it names the hog.
+        builder.worker_threads(1).print_long_polls();
         if !budget {
             builder.disable_coop_budget();
         }
@@ -598,7 +599,9 @@ pub fn coop(console: &Console, duration: Duration) -> Outcome {
 }
 
 /// `blocking`: `std::thread::sleep` inside a task stalls its worker's other
-/// tasks; the same wait through `spawn_blocking` does not.
+/// tasks; the same wait through `spawn_blocking` does not. Then the
+/// long-poll detector, asked for its reports, on a poll that blocks and on
+/// one that is only preempted (see [`crate::long_poll`]).
 pub fn blocking(console: &Console, duration: Duration) -> Outcome {
     const STALL: Duration = Duration::from_millis(20);
     const EVERY: Duration = Duration::from_millis(30);
@@ -635,14 +638,45 @@ pub fn blocking(console: &Console, duration: Duration) -> Outcome {
         stop.store(true, Ordering::Relaxed);
         rt.block_on(blocker)?;
         add_lateness(&mut report, console, key, label, &lateness);
-        // The detector prints the first long poll of each spawn location;
-        // the metrics count every one.
+        // The detector prints nothing unless asked; it counts every long
+        // poll that was the task's doing.
         report.add(
             &format!("long_polls_{key}"),
-            &format!("long polls reported, {label}"),
+            &format!("long polls counted, {label}"),
             rt.metrics().long_poll_count(),
         );
     }
+    console.say(
+        "The long-poll detector, asked for its reports: a poll that sleeps 50 ms, \
+         and a poll of 2 ms of work on a CPU shared with a busier thread",
+    );
+    let polls = crate::long_poll::two_polls()?;
+    for (key, label, poll) in [
+        ("blocked", "the poll that sleeps", &polls.blocked),
+        ("preempted", "the poll that is preempted", &polls.preempted),
+    ] {
+        console.say(format!("  {poll}"));
+        report.add(
+            &format!("detector_{key}_poll_cause"),
+            &format!("{label}: the detector's verdict"),
+            poll.cause.to_string(),
+        );
+        report.add(
+            &format!("detector_{key}_poll_ms"),
+            &format!("{label}: its own time"),
+            poll.duration.as_secs_f64() * 1e3,
+        );
+        report.add(
+            &format!("detector_{key}_poll_cpu_wait_ms"),
+            &format!("{label}: waiting for a CPU"),
+            poll.cpu_wait.as_secs_f64() * 1e3,
+        );
+    }
+    report.add(
+        "detector_long_polls_counted",
+        "long polls counted (blamed on their task)",
+        polls.counted,
+    );
     add_machine(&mut report, &Machine::current());
     Ok(report)
 }
@@ -883,7 +917,8 @@ pub fn echo_spec() -> std::io::Result<chapter_03::harness::ServerSpec> {
 pub fn echo_under_load(console: &Console, connections: usize, duration: Duration) -> Outcome {
     use std::process::{Command, Stdio};
     chapter_03::limits::raise_fd_limit()?;
-    let rt = Builder::new_multi_thread().build()?;
+    // Ask the long-poll detector to print what it blames on a task.
+    let rt = Builder::new_multi_thread().print_long_polls().build()?;
     let listener = chapter_03::server::listener(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))?;
     let addr = listener.local_addr()?;
     rt.block_on(async {

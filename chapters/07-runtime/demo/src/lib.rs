@@ -10,6 +10,8 @@
 //! * [`files`]: epoll refusing a regular file, and the cost of a file
 //!   operation on the blocking pool;
 //! * [`top`]: a live view of the workers, drawn from `Runtime::metrics`;
+//! * [`long_poll`]: the long-poll detector telling a poll that blocks from
+//!   one that is preempted;
 //! * [`cancel`]: a `select!` loop that loses data, and the same loop fixed;
 //! * [`joinset`]: a hundred thousand tasks in a `JoinSet`, one failing, the
 //!   rest aborted;
@@ -35,6 +37,7 @@ pub mod graceful;
 pub mod http;
 pub mod hyper_rt;
 pub mod joinset;
+pub mod long_poll;
 pub mod loom_space;
 pub mod plots;
 pub mod shutdown;

@@ -112,7 +112,7 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         plot: Option<std::path::PathBuf>,
     },
-    /// thread::sleep inside a task against the same sleep in spawn_blocking.
+    /// thread::sleep in a task against spawn_blocking; the long-poll detector on a blocked and a preempted poll
     Blocking {
         /// Seconds each way.
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=600))]

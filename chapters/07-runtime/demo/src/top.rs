@@ -359,9 +359,11 @@ fn render(
         for report in reports {
             let _ = write!(
                 s,
-                "  worker {}: {:.1} ms in one poll of the task spawned at {}:{}{newline}",
+                "  worker {}: {}, {:.1} ms of its own and {:.1} ms waiting for a CPU, in one poll of the task spawned at {}:{}{newline}",
                 report.worker,
+                report.cause,
                 report.duration.as_secs_f64() * 1e3,
+                report.cpu_wait.as_secs_f64() * 1e3,
                 short(report.location.file()),
                 report.location.line()
             );

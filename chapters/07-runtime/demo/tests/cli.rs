@@ -109,6 +109,20 @@ fn interval_reports_each_interval() {
     }
 }
 
+/// `blocking` ends with the long-poll detector's reports on two polls it
+/// makes: the one that sleeps is never called busy (a loaded machine may
+/// stretch it into a preempted one), and the one whose worker shares its
+/// CPU with a busier thread is called preempted, and not counted.
+#[test]
+fn blocking_shows_the_detector_telling_a_blocked_poll_from_a_preempted_one() {
+    let json = json_of(&chapter_07(&["blocking", "--quick", "--json"]));
+    assert_ne!(json["detector_blocked_poll_cause"], "busy", "{json}");
+    assert_eq!(json["detector_preempted_poll_cause"], "preempted", "{json}");
+    let counted = json["detector_long_polls_counted"].as_u64().unwrap();
+    let blocked = u64::from(json["detector_blocked_poll_cause"] == "blocked");
+    assert!(counted >= blocked, "{json}");
+}
+
 /// A fresh directory under the system's temp dir, removed when dropped.
 struct TempDir(std::path::PathBuf);
 

@@ -33,7 +33,9 @@ use crate::task::JoinHandle;
 ///
 /// # Panics
 ///
-/// If called outside a runtime.
+/// If called outside a runtime; and, as `std::thread::spawn` does, if the
+/// pool has no thread to run `f` and the OS refuses to start one (the
+/// message carries the OS's error).
 #[track_caller]
 pub fn spawn_blocking<F, R>(f: F) -> JoinHandle<R>
 where

@@ -23,12 +23,17 @@
 //! socket or a timer of the runtime is woken, sees the runtime gone, and
 //! ends.
 //!
+//! If the OS refuses to start a thread while the pool has none, no thread
+//! will ever run the job: it is cancelled, and `spawn_blocking` panics with
+//! the OS's error at its caller's line, as `std::thread::spawn` does.
+//!
 //! Book: Chapter 7, "spawn_blocking".
 
 use crate::task::{self, JoinHandle, Notified, Schedule, Task};
 use crate::time::clock::AutoAdvanceHold;
 use std::collections::{HashMap, VecDeque};
 use std::future::Future;
+use std::io;
 use std::pin::Pin;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
@@ -90,8 +95,10 @@ pub(crate) struct BlockingSchedule {
 
 impl Schedule for BlockingSchedule {
     fn schedule(&self, task: Notified<Self>) {
-        // Only `abort()` reschedules a blocking task; the pool then drops it.
-        self.pool.push(task, false);
+        // Only `abort()` reschedules a blocking task; the pool then drops
+        // it. If no thread can take it, `push` has cancelled it already,
+        // which is all an abort asks.
+        let _ = self.pool.push(task, false);
     }
 
     fn release(&self, _task: &Task<Self>) -> Option<Task<Self>> {
@@ -125,25 +132,27 @@ impl Pool {
         self.shared.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Queues a job and finds it a thread.
+    /// Queues a job and finds it a thread. Fails only if no thread could
+    /// ever take the job (the pool has none, and the OS refused to start
+    /// one): the job is then cancelled, and the error is the OS's.
     // ANCHOR: push
-    fn push(self: &Arc<Self>, task: Notified<BlockingSchedule>, mandatory: bool) {
+    fn push(self: &Arc<Self>, task: Notified<BlockingSchedule>, mandatory: bool) -> io::Result<()> {
         let mut shared = self.lock();
         if shared.shutdown {
             drop(shared);
             task.shutdown();
-            return;
+            return Ok(());
         }
         shared.queue.push_back(Job { task, mandatory });
         if shared.num_idle > 0 {
             shared.num_idle -= 1;
             shared.num_notify += 1;
             self.condvar.notify_one();
-            return;
+            return Ok(());
         }
         if shared.num_threads >= self.config.max_threads {
             // At the cap: the job waits for a thread to finish its current one.
-            return;
+            return Ok(());
         }
         // ANCHOR_END: push
         let id = shared.next_thread_id;
@@ -165,15 +174,17 @@ impl Pool {
             }
             Err(error) if shared.num_threads == 0 => {
                 // No thread at all will ever take it: cancel it, so its
-                // JoinHandle reports an error instead of waiting for ever.
+                // JoinHandle reports an error instead of waiting for ever,
+                // and tell the caller why.
                 let task = shared.queue.pop_back().expect("just pushed").task;
                 drop(shared);
-                eprintln!("rt: cannot start a blocking thread: {error}");
                 task.shutdown();
+                return Err(error);
             }
             // Threads exist: one of them will take the job later.
             Err(_) => {}
         }
+        Ok(())
     }
 
     /// A pool thread: run jobs; wait for more; exit after the keep-alive.
@@ -249,6 +260,16 @@ impl Spawner {
 
     /// Spawns `f` as a blocking task with the given id; a `mandatory` one
     /// is run even if shutdown begins while it is queued.
+    ///
+    /// # Panics
+    ///
+    /// If no thread can run the job (the pool has none and the OS refuses
+    /// to start one), as `std::thread::spawn` panics and Tokio's
+    /// `spawn_blocking` does: at the caller's line, with the OS's error. A
+    /// mandatory job (a file write) is cancelled instead, and its handle
+    /// reports it, so the file operation fails with an error rather than
+    /// panicking in the task that wrote.
+    #[track_caller]
     pub(crate) fn spawn<F, R>(
         &self,
         id: u64,
@@ -270,8 +291,13 @@ impl Spawner {
         // Not kept in an owned list: the pool's queue holds the only way to
         // it, and shutdown cancels what is queued.
         drop(owned);
-        self.pool.push(notified, mandatory);
-        join
+        match self.pool.push(notified, mandatory) {
+            Err(error) if !mandatory => panic!(
+                "rt::task::spawn_blocking: the blocking pool has no thread, and the OS refused \
+                 to start one: {error}"
+            ),
+            _ => join,
+        }
     }
 
     /// Threads alive now.

@@ -134,7 +134,7 @@ impl fmt::Debug for ThreadHooks {
     }
 }
 
-/// Polls longer than this are reported by the long-poll detector: ten
+/// Polls longer than this are long to the long-poll detector: ten
 /// milliseconds is long enough that no healthy poll takes it (a poll should
 /// take microseconds), short enough to catch a blocking call.
 pub const DEFAULT_LONG_POLL_THRESHOLD: Duration = Duration::from_millis(10);
@@ -255,24 +255,70 @@ impl Builder {
         self
     }
 
-    /// Reports polls that take longer than `threshold` (`None`: no
-    /// detector); see [`DEFAULT_LONG_POLL_THRESHOLD`].
+    /// The long-poll detector's threshold: a poll that keeps its worker
+    /// longer is long ([`DEFAULT_LONG_POLL_THRESHOLD`], 10 ms, unless set).
+    /// `None` switches the detector off.
+    ///
+    /// The detector runs by default and reports nothing: it counts the long
+    /// polls that were the task's doing in
+    /// [`RuntimeMetrics::long_poll_count`](super::RuntimeMetrics::long_poll_count),
+    /// and writes nowhere. Ask for reports with [`on_long_poll`](Self::on_long_poll)
+    /// or [`print_long_polls`](Self::print_long_polls). Its thread wakes every
+    /// half threshold (200 times a second at 10 ms) and makes the workers do
+    /// nothing they do not do anyway for their metrics. Off with
+    /// [`disable_metrics`](Self::disable_metrics), and on the current-thread
+    /// runtime, which has no worker threads to watch.
     pub fn long_poll_threshold(&mut self, threshold: Option<Duration>) -> &mut Builder {
         self.long_poll_threshold = threshold;
         self
     }
 
-    /// Where long polls are reported (every one). Without a hook, one line
-    /// on stderr for the first long poll of tasks spawned at each source
-    /// location; later ones from the same place are only counted
-    /// (`RuntimeMetrics::long_poll_count`), so a task that blocks in a loop
-    /// does not flood the terminal.
+    /// Calls `hook` with each long poll the detector finds (on the
+    /// detector's thread, so it should be quick): where the task was
+    /// spawned, how long the poll ran, and its [`cause`](super::LongPoll::cause),
+    /// which the detector reads from the worker thread's counters in
+    /// `/proc`:
+    ///
+    /// - [`Blocked`](super::LongPollCause::Blocked): the thread gave up its
+    ///   CPU in a system call during the poll (seen asleep, or a voluntary
+    ///   context switch);
+    /// - [`Busy`](super::LongPollCause::Busy): it never did, and computed;
+    /// - [`Preempted`](super::LongPollCause::Preempted): the poll was long
+    ///   only because the thread waited for a CPU. Such polls reach the
+    ///   hook, so a program can see its machine is overloaded, but they are
+    ///   not counted in `long_poll_count`: the task is not at fault. Filter
+    ///   on `cause` to log only what asks for a change in the code.
+    ///
+    /// Replaces any hook set before, including
+    /// [`print_long_polls`](Self::print_long_polls)'s.
     pub fn on_long_poll(
         &mut self,
         hook: impl Fn(&super::LongPoll) + Send + Sync + 'static,
     ) -> &mut Builder {
         self.on_long_poll = Some(std::sync::Arc::new(hook));
         self
+    }
+
+    /// Prints long polls on stderr, one line each, for the first long poll
+    /// of tasks spawned at each source location; later ones from the same
+    /// place are only counted (`RuntimeMetrics::long_poll_count`), so a
+    /// task that blocks in a loop does not flood the terminal. Preempted
+    /// polls are not printed. The same as an [`on_long_poll`](Self::on_long_poll)
+    /// hook that does this, and replaced by a later one.
+    pub fn print_long_polls(&mut self) -> &mut Builder {
+        let printed = std::sync::Mutex::new(Vec::new());
+        self.on_long_poll(move |poll| {
+            if poll.cause == super::LongPollCause::Preempted {
+                return;
+            }
+            let mut printed = printed
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if !printed.contains(&poll.location) {
+                printed.push(poll.location);
+                eprintln!("{poll}");
+            }
+        })
     }
 
     /// The most threads the blocking pool may start; see

@@ -196,7 +196,10 @@ impl RuntimeMetrics {
         self.handle.driver().io.ready_events()
     }
 
-    /// Long polls the detector reported.
+    /// Polls the long-poll detector found holding their worker past its
+    /// threshold by their task's doing: blocked or busy, not preempted
+    /// (see [`Builder::on_long_poll`](super::Builder::on_long_poll)).
+    /// Counted whether or not anything is reported.
     pub fn long_poll_count(&self) -> u64 {
         match &self.handle {
             Scheduler::MultiThread(workers) => workers.long_polls.load(Ordering::Relaxed),
@@ -342,6 +345,6 @@ pub struct MetricsSnapshot {
     pub io_ready_events: u64,
     /// Timers pending.
     pub pending_timers: usize,
-    /// Long polls reported.
+    /// Long polls by their task's doing (`long_poll_count`).
     pub long_polls: u64,
 }

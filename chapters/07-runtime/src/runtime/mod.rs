@@ -142,6 +142,11 @@ impl Runtime {
     }
 
     /// Runs `f` on this runtime's blocking pool.
+    ///
+    /// # Panics
+    ///
+    /// If the pool has no thread to run `f` and the OS refuses to start
+    /// one; see [`task::spawn_blocking`](crate::task::spawn_blocking).
     #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
     where
@@ -324,6 +329,11 @@ impl Handle {
     }
 
     /// Runs `f` on this runtime's blocking pool.
+    ///
+    /// # Panics
+    ///
+    /// If the pool has no thread to run `f` and the OS refuses to start
+    /// one; see [`task::spawn_blocking`](crate::task::spawn_blocking).
     #[track_caller]
     pub fn spawn_blocking<F, R>(&self, f: F) -> JoinHandle<R>
     where
@@ -364,36 +374,113 @@ impl TryCurrentError {
 }
 
 /// A poll that kept its worker longer than the long-poll threshold, as the
-/// detector reports it.
+/// detector reports it to [`Builder::on_long_poll`].
+///
+/// Its `Display` is one line that says what the poll did and what to do
+/// about it.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct LongPoll {
     /// The worker it ran on.
     pub worker: usize,
     /// Where the task was spawned.
     pub location: &'static std::panic::Location<'static>,
-    /// How long the poll ran (to within half the threshold), not
-    /// counting time its thread waited for a CPU.
+    /// How long the poll ran (to within half the threshold), not counting
+    /// [`cpu_wait`](Self::cpu_wait).
     pub duration: std::time::Duration,
+    /// How long its thread waited for a CPU during the poll (zero if the
+    /// kernel does not say): time the kernel gave to other threads.
+    pub cpu_wait: std::time::Duration,
+    /// What the poll's thread was doing: blocked, busy, or preempted.
+    pub cause: LongPollCause,
     /// True if the poll had not ended when reported (after a second).
     pub still_running: bool,
 }
 
+/// What a long poll's thread was doing, as the detector tells from the
+/// thread's counters in `/proc` (see [`Builder::on_long_poll`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LongPollCause {
+    /// The thread gave up its CPU in a system call during the poll
+    /// (`std::thread::sleep`, a synchronous read, a lock held elsewhere):
+    /// the task blocked its worker. Move the call to `spawn_blocking`, or
+    /// use its async version.
+    Blocked,
+    /// The thread never gave up its CPU: the task computed for that long
+    /// without reaching an `.await` that returns `Pending`. Move the work
+    /// to `spawn_blocking` (or a thread pool), or yield between pieces.
+    Busy,
+    /// The poll was long only because its thread waited for a CPU while
+    /// the kernel ran other threads: without the wait it would have been
+    /// under the threshold. Not the task's doing, so not counted in
+    /// [`RuntimeMetrics::long_poll_count`]; a sign that the machine has
+    /// more runnable threads than CPUs.
+    Preempted,
+    /// The thread's counters could not be read (no `/proc`): blocked or
+    /// busy, the detector cannot say, and the duration is the wall clock's.
+    Unknown,
+}
+
+impl fmt::Display for LongPollCause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            LongPollCause::Blocked => "blocked",
+            LongPollCause::Busy => "busy",
+            LongPollCause::Preempted => "preempted",
+            LongPollCause::Unknown => "unknown",
+        })
+    }
+}
+
 impl fmt::Display for LongPoll {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+        let (file, line) = (self.location.file(), self.location.line());
+        let ran = if self.still_running {
+            "has been running for"
+        } else {
+            "ran for"
+        };
+        if self.cause == LongPollCause::Preempted {
+            return write!(
+                f,
+                "rt: a poll of the task spawned at {file}:{line} {ran} {:.1} ms on worker {}, but {:.1} ms \
+                 of it waiting for a CPU: the kernel preempted the worker thread, and without the wait the \
+                 poll was under the threshold; not the task's doing (the machine has more runnable threads \
+                 than CPUs)",
+                ms(self.duration + self.cpu_wait),
+                self.worker,
+                ms(self.cpu_wait),
+            );
+        }
         write!(
             f,
-            "rt: a poll of the task spawned at {}:{} {} {:.1} ms on worker {}, and the worker's other tasks waited: \
-             a blocking call, or too much work between two .await points (use spawn_blocking, or yield)",
-            self.location.file(),
-            self.location.line(),
-            if self.still_running {
-                "has been running for"
-            } else {
-                "ran for"
-            },
-            self.duration.as_secs_f64() * 1e3,
+            "rt: a poll of the task spawned at {file}:{line} {ran} {:.1} ms on worker {}",
+            ms(self.duration),
             self.worker
-        )
+        )?;
+        if self.cpu_wait >= std::time::Duration::from_millis(1) {
+            write!(
+                f,
+                " (not counting {:.1} ms waiting for a CPU)",
+                ms(self.cpu_wait)
+            )?;
+        }
+        f.write_str(match self.cause {
+            LongPollCause::Blocked => {
+                ", blocked in a system call, and the worker's other tasks waited: a blocking call \
+                 (thread::sleep, a synchronous read, a lock) belongs in spawn_blocking, or use its async version"
+            }
+            LongPollCause::Busy => {
+                ", computing without reaching an .await, and the worker's other tasks waited: \
+                 move the work to spawn_blocking, or yield between pieces of it"
+            }
+            _ => {
+                ", and the worker's other tasks waited: a blocking call, or too much work between \
+                 two .await points (use spawn_blocking, or yield)"
+            }
+        })
     }
 }
 

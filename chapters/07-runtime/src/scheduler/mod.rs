@@ -71,7 +71,7 @@ pub(crate) struct RuntimeConfig {
     pub(crate) trace_capacity: usize,
     /// Reports polls longer than this (None: no detector).
     pub(crate) long_poll_threshold: Option<std::time::Duration>,
-    /// Where long polls are reported (None: one line on stderr).
+    /// Where long polls are reported (None: nowhere; they are counted).
     pub(crate) on_long_poll: Option<crate::runtime::LongPollHook>,
     /// The current-thread flavour: no workers; `block_on` runs the tasks.
     pub(crate) current_thread: bool,
@@ -183,6 +183,7 @@ impl Scheduler {
 
     /// Runs `f` on the blocking pool, with this runtime current on the
     /// pool's thread while it runs.
+    #[track_caller]
     pub(crate) fn spawn_blocking<F, R>(
         &self,
         f: F,
@@ -198,6 +199,7 @@ impl Scheduler {
     /// As [`spawn_blocking`](Self::spawn_blocking), for a job that runs
     /// even if the runtime begins to shut down while it waits for a thread
     /// (a file write already reported done).
+    #[track_caller]
     pub(crate) fn spawn_mandatory_blocking<F, R>(
         &self,
         f: F,
@@ -210,6 +212,7 @@ impl Scheduler {
         self.spawn_blocking_job(f, location, true)
     }
 
+    #[track_caller]
     fn spawn_blocking_job<F, R>(
         &self,
         f: F,

@@ -9,6 +9,7 @@
 #![allow(clippy::undocumented_unsafe_blocks)]
 
 pub mod blocking;
+pub mod blocking_threads;
 pub mod channels;
 pub mod channels_more;
 pub mod current_thread;

@@ -65,9 +65,6 @@ impl Runtime for Ours {
         Ours(
             rt::Builder::new_multi_thread()
                 .worker_threads(workers)
-                // Count long polls instead of printing them: on a shared
-                // machine the OS preempting a worker looks like one.
-                .on_long_poll(|_| {})
                 .build()
                 .expect("start rt"),
         )

@@ -46,9 +46,6 @@ where
 fn ours(n: usize) -> Duration {
     let rt = rt::Builder::new_multi_thread()
         .worker_threads(2)
-        // Creating and polling a million sleeps is one long poll on
-        // purpose; the detector would report it.
-        .on_long_poll(|_| {})
         .build()
         .expect("start rt");
     rt.block_on(rt.spawn(sleeps(n, rt::time::sleep)))

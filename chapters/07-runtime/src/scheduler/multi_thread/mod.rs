@@ -64,7 +64,8 @@ pub(crate) struct MultiThread {
     pub(crate) inject: Inject<WorkerTask>,
     pub(crate) idle: Idle,
     pub(crate) owned: OwnedTasks<Arc<MultiThread>>,
-    /// Polls the long-poll detector found longer than the threshold.
+    /// Polls the long-poll detector found longer than the threshold by their
+    /// task's doing (blocked or busy, not preempted).
     pub(crate) long_polls: AtomicU64,
     /// Workers that have stopped hand their cores in here; the last one
     /// empties all the queues.
