@@ -13,6 +13,7 @@ pub mod channels;
 pub mod channels_more;
 pub mod fs;
 pub mod io;
+pub mod io_toolbox;
 pub mod net;
 pub mod regressions;
 pub mod runtime;

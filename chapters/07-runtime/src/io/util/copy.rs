@@ -13,8 +13,16 @@
 //! peer sees end of file too) and the other direction carries on; the
 //! future returns both counts when both directions are done.
 //!
+//! Every copy spends the task's cooperative budget (`task/coop.rs`): one
+//! unit a poll, kept once a read, a write or a flush has completed. Between
+//! two in-memory streams that are always ready (a byte slice into a `Vec`)
+//! nothing else in the loop would ever return `Pending`, so without it a
+//! task copying in a loop would never yield. Tokio's copies spend the same
+//! way.
+//!
 //! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
 
+use crate::task::coop;
 use futures::io::{AsyncBufRead, AsyncRead, AsyncWrite};
 use std::future::poll_fn;
 use std::io;
@@ -68,9 +76,15 @@ impl CopyBuffer {
         R: AsyncRead + ?Sized,
         W: AsyncWrite + ?Sized,
     {
+        // One unit for this poll, kept once anything below completes.
+        let budget = ready!(coop::poll_proceed(cx));
         loop {
             if self.pos == self.cap && !self.read_done {
-                match reader.as_mut().poll_read(cx, &mut self.buf) {
+                let read = reader.as_mut().poll_read(cx, &mut self.buf);
+                if read.is_ready() {
+                    budget.made_progress();
+                }
+                match read {
                     Poll::Ready(Ok(0)) => self.read_done = true,
                     Poll::Ready(Ok(n)) => {
                         self.pos = 0;
@@ -82,6 +96,7 @@ impl CopyBuffer {
                         // writer holds before going to sleep.
                         if self.need_flush {
                             ready!(writer.as_mut().poll_flush(cx))?;
+                            budget.made_progress();
                             self.need_flush = false;
                         }
                         return Poll::Pending;
@@ -90,17 +105,12 @@ impl CopyBuffer {
             }
 
             while self.pos < self.cap {
-                let n = ready!(
-                    writer
-                        .as_mut()
-                        .poll_write(cx, &self.buf[self.pos..self.cap])
-                )?;
-                if n == 0 {
-                    return Poll::Ready(Err(io::Error::new(
-                        io::ErrorKind::WriteZero,
-                        "write zero byte into writer",
-                    )));
-                }
+                let n = ready!(poll_write_some(
+                    cx,
+                    writer.as_mut(),
+                    &self.buf[self.pos..self.cap]
+                ))?;
+                budget.made_progress();
                 self.pos += n;
                 self.amount += n as u64;
                 self.need_flush = true;
@@ -112,6 +122,22 @@ impl CopyBuffer {
                 return Poll::Ready(Ok(self.amount));
             }
         }
+    }
+}
+
+/// Writes some of `buf` (not empty); a writer that accepts none of it
+/// would make the copy spin, so that is an error.
+fn poll_write_some<W: AsyncWrite + ?Sized>(
+    cx: &mut Context<'_>,
+    writer: Pin<&mut W>,
+    buf: &[u8],
+) -> Poll<io::Result<usize>> {
+    match ready!(writer.poll_write(cx, buf))? {
+        0 => Poll::Ready(Err(io::Error::new(
+            io::ErrorKind::WriteZero,
+            "write zero byte into writer",
+        ))),
+        n => Poll::Ready(Ok(n)),
     }
 }
 
@@ -150,19 +176,16 @@ where
 {
     let mut amount = 0u64;
     poll_fn(|cx| {
+        // The budget as in `CopyBuffer::poll_copy`.
+        let budget = ready!(coop::poll_proceed(cx));
         loop {
             let available = ready!(Pin::new(&mut *reader).poll_fill_buf(cx))?;
+            budget.made_progress();
             if available.is_empty() {
                 ready!(Pin::new(&mut *writer).poll_flush(cx))?;
                 return Poll::Ready(Ok(amount));
             }
-            let n = ready!(Pin::new(&mut *writer).poll_write(cx, available))?;
-            if n == 0 {
-                return Poll::Ready(Err(io::Error::new(
-                    io::ErrorKind::WriteZero,
-                    "write zero byte into writer",
-                )));
-            }
+            let n = ready!(poll_write_some(cx, Pin::new(&mut *writer), available))?;
             Pin::new(&mut *reader).consume(n);
             amount += n as u64;
         }

@@ -1,0 +1,178 @@
+//! The toolbox of `tokio::io` (`copy` and its kin, the in-memory pipes, the
+//! devices) where it meets the runtime's cooperative budget. Written
+//! against the names alone; every test passes on Tokio 1.54.
+
+use crate::behaviour::limit;
+use crate::rt::io::{AsyncReadExt, AsyncWriteExt};
+use crate::{rt, shim};
+use std::future::Future;
+
+/// The bytes every copy moves.
+static DATA: [u8; 64] = [7; 64];
+
+/// How many rounds of an operation that never waits a task may run in one
+/// poll before we call it starved: far more than Tokio's budget (128 units
+/// a poll).
+const ROUNDS: usize = 10_000;
+
+/// Runs `spin` (at most [`ROUNDS`] operations, none of which has to wait)
+/// in a task, in a `select!` against `yield_now()`. The `yield_now` branch
+/// can only win if `spin` returns `Pending` once the task's budget is
+/// spent; if it never does, it finishes its rounds and its branch wins.
+fn yield_branch_wins<S>(what: &'static str, spin: S)
+where
+    S: Future<Output = usize> + Send + 'static,
+{
+    limit(what, move || {
+        shim::runtime().block_on(async move {
+            rt::spawn(async move {
+                rt::select! {
+                    rounds = spin => panic!("{what}: {rounds} rounds in one poll, never yielded"),
+                    _ = rt::task::yield_now() => {}
+                }
+            })
+            .await
+            .unwrap();
+        });
+    });
+}
+
+/// Tokio: `copy` takes part in the cooperative budget (its poll starts with
+/// `poll_proceed` and counts each read and write as progress), so a task
+/// that copies in a loop yields even when neither side ever waits: here a
+/// byte slice into a `Vec`, which spend no budget of their own.
+#[test]
+fn copy_in_a_loop_yields_when_the_budget_is_spent() {
+    yield_branch_wins("copy loop", async {
+        let mut out = Vec::new();
+        for _ in 0..ROUNDS {
+            out.clear();
+            let mut reader: &[u8] = &DATA;
+            let n = rt::io::copy(&mut reader, &mut out).await.unwrap();
+            assert_eq!(n, 64);
+        }
+        ROUNDS
+    });
+}
+
+/// Tokio: `copy_buf` spends budget as `copy` does.
+#[test]
+fn copy_buf_in_a_loop_yields_when_the_budget_is_spent() {
+    yield_branch_wins("copy_buf loop", async {
+        let mut out = Vec::new();
+        for _ in 0..ROUNDS {
+            out.clear();
+            let mut reader: &[u8] = &DATA;
+            let n = rt::io::copy_buf(&mut reader, &mut out).await.unwrap();
+            assert_eq!(n, 64);
+        }
+        ROUNDS
+    });
+}
+
+/// Tokio: `copy_bidirectional` runs two copies, each of which spends
+/// budget; here between two `io::join`s of a slice and a `Vec`.
+#[test]
+fn copy_bidirectional_in_a_loop_yields_when_the_budget_is_spent() {
+    yield_branch_wins("copy_bidirectional loop", async {
+        for _ in 0..ROUNDS {
+            let mut a = rt::io::join(&DATA[..], Vec::new());
+            let mut b = rt::io::join(&DATA[..32], Vec::new());
+            let counts = rt::io::copy_bidirectional(&mut a, &mut b).await.unwrap();
+            assert_eq!(counts, (64, 32));
+        }
+        ROUNDS
+    });
+}
+
+/// Tokio: `copy_bidirectional_with_sizes` is `copy_bidirectional` with
+/// chosen buffers, and spends budget the same way.
+#[test]
+fn copy_bidirectional_with_sizes_in_a_loop_yields_when_the_budget_is_spent() {
+    yield_branch_wins("copy_bidirectional_with_sizes loop", async {
+        for _ in 0..ROUNDS {
+            let mut a = rt::io::join(&DATA[..], Vec::new());
+            let mut b = rt::io::join(&DATA[..32], Vec::new());
+            let counts = rt::io::copy_bidirectional_with_sizes(&mut a, &mut b, 16, 8)
+                .await
+                .unwrap();
+            assert_eq!(counts, (64, 32));
+        }
+        ROUNDS
+    });
+}
+
+/// Tokio: the in-memory pipes spend a unit of budget on every read and
+/// write, so ping-pong through a `duplex` (or a `simplex`) that is always
+/// ready still yields, and a `copy` from `repeat` into `sink` (devices that
+/// are always ready, and spend budget too) does as well.
+#[test]
+fn pipes_and_devices_in_a_loop_yield_when_the_budget_is_spent() {
+    yield_branch_wins("duplex loop", async {
+        let (mut a, mut b) = rt::io::duplex(64);
+        let mut buf = [0u8; 64];
+        for _ in 0..ROUNDS {
+            a.write_all(&DATA).await.unwrap();
+            b.read_exact(&mut buf).await.unwrap();
+        }
+        ROUNDS
+    });
+    yield_branch_wins("simplex loop", async {
+        let (mut rx, mut tx) = rt::io::simplex(64);
+        let mut buf = [0u8; 64];
+        for _ in 0..ROUNDS {
+            tx.write_all(&DATA).await.unwrap();
+            rx.read_exact(&mut buf).await.unwrap();
+        }
+        ROUNDS
+    });
+    yield_branch_wins("repeat into sink", async {
+        for _ in 0..ROUNDS {
+            let mut source = rt::io::repeat(1).take(64);
+            let n = rt::io::copy(&mut source, &mut rt::io::sink())
+                .await
+                .unwrap();
+            assert_eq!(n, 64);
+        }
+        ROUNDS
+    });
+}
+
+/// Tokio, on the current-thread runtime: a task that copies in a loop must
+/// let the other task on its thread run, since `copy` yields when the
+/// budget is spent. The looping task stops when the other has run.
+#[test]
+fn a_copying_task_lets_its_neighbour_run_on_a_current_thread_runtime() {
+    if shim::MULTI_THREAD {
+        // With two workers the neighbour may run on the other worker, so
+        // nothing shows whether the copier yielded.
+        return;
+    }
+    limit("copying task and its neighbour", || {
+        shim::runtime().block_on(async {
+            let ran = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let flag = ran.clone();
+            let copier = rt::spawn(async move {
+                let mut out = Vec::new();
+                for round in 0..ROUNDS {
+                    if flag.load(std::sync::atomic::Ordering::SeqCst) {
+                        return round;
+                    }
+                    out.clear();
+                    let mut reader: &[u8] = &DATA;
+                    rt::io::copy(&mut reader, &mut out).await.unwrap();
+                }
+                ROUNDS
+            });
+            let neighbour = rt::spawn(async move {
+                ran.store(true, std::sync::atomic::Ordering::SeqCst);
+            });
+            let rounds = copier.await.unwrap();
+            neighbour.await.unwrap();
+            assert!(
+                rounds < ROUNDS,
+                "the copier ran {rounds} rounds without letting its neighbour run"
+            );
+        });
+    });
+}
