@@ -1,11 +1,14 @@
 //! The toolbox of `tokio::io` (`copy` and its kin, the in-memory pipes, the
-//! devices) where it meets the runtime's cooperative budget. Written
-//! against the names alone; every test passes on Tokio 1.54.
+//! devices) where it meets the runtime: the cooperative budget, and
+//! vectored writes. Written against the names alone; every test passes on
+//! Tokio 1.54.
 
 use crate::behaviour::limit;
-use crate::rt::io::{AsyncReadExt, AsyncWriteExt};
+use crate::rt::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use crate::{rt, shim};
+use futures::FutureExt;
 use std::future::Future;
+use std::io::{IoSlice, SeekFrom};
 
 /// The bytes every copy moves.
 static DATA: [u8; 64] = [7; 64];
@@ -173,6 +176,103 @@ fn a_copying_task_lets_its_neighbour_run_on_a_current_thread_runtime() {
                 rounds < ROUNDS,
                 "the copier ran {rounds} rounds without letting its neighbour run"
             );
+        });
+    });
+}
+
+/// Tokio: `DuplexStream::poll_write_vectored` writes as many of the slices
+/// as fit (`is_write_vectored` is true for it), so a header and a body
+/// written vectored arrive whole from one call when there is room, and
+/// fill the room exactly when there is not.
+#[test]
+fn duplex_write_vectored_writes_every_slice_that_fits() {
+    limit("duplex write_vectored", || {
+        shim::runtime().block_on(async {
+            let (mut a, mut b) = rt::io::duplex(64);
+            let header = b"LEN 5\n";
+            let body = b"hello";
+            let n = a
+                .write_vectored(&[IoSlice::new(header), IoSlice::new(body)])
+                .await
+                .unwrap();
+            assert_eq!(n, header.len() + body.len(), "one call, both slices");
+            let mut got = [0u8; 11];
+            b.read_exact(&mut got).await.unwrap();
+            assert_eq!(&got, b"LEN 5\nhello");
+
+            // Room for 8 of the 11 bytes: the header and 2 of the body.
+            let (mut small, mut peer) = rt::io::duplex(8);
+            let n = small
+                .write_vectored(&[IoSlice::new(header), IoSlice::new(body)])
+                .await
+                .unwrap();
+            assert_eq!(n, 8);
+            let mut got = [0u8; 8];
+            peer.read_exact(&mut got).await.unwrap();
+            assert_eq!(&got, b"LEN 5\nhe");
+        });
+    });
+}
+
+/// Tokio: `SimplexStream` writes vectored the same way, through its
+/// writing half.
+#[test]
+fn simplex_write_vectored_writes_every_slice_that_fits() {
+    limit("simplex write_vectored", || {
+        shim::runtime().block_on(async {
+            let (mut rx, mut tx) = rt::io::simplex(64);
+            let n = tx
+                .write_vectored(&[IoSlice::new(b"ab"), IoSlice::new(b""), IoSlice::new(b"cde")])
+                .await
+                .unwrap();
+            assert_eq!(n, 5);
+            let mut got = [0u8; 5];
+            rx.read_exact(&mut got).await.unwrap();
+            assert_eq!(&got, b"abcde");
+        });
+    });
+}
+
+/// Tokio: `sink()` and `empty()` accept every byte of every slice of a
+/// vectored write, and report the total.
+#[test]
+fn sink_and_empty_accept_every_slice_of_a_vectored_write() {
+    limit("sink write_vectored", || {
+        shim::runtime().block_on(async {
+            let slices = [IoSlice::new(b"ab"), IoSlice::new(b"cde")];
+            let n = rt::io::sink().write_vectored(&slices).await.unwrap();
+            assert_eq!(n, 5);
+            let n = rt::io::empty().write_vectored(&slices).await.unwrap();
+            assert_eq!(n, 5);
+        });
+    });
+}
+
+/// Tokio: a read into an empty buffer returns 0 at once from a duplex
+/// that holds nothing, and a write of nothing returns 0 at once into one
+/// that is full: neither waits for the peer.
+#[test]
+fn duplex_reads_and_writes_of_nothing_do_not_wait() {
+    limit("duplex empty buffers", || {
+        shim::runtime().block_on(async {
+            let (mut a, mut b) = rt::io::duplex(4);
+            assert_eq!(b.read(&mut []).now_or_never().map(Result::unwrap), Some(0));
+            a.write_all(b"full").await.unwrap();
+            assert_eq!(a.write(&[]).now_or_never().map(Result::unwrap), Some(0));
+            // And the full pipe still makes a real write wait.
+            assert!(a.write(b"x").now_or_never().is_none());
+        });
+    });
+}
+
+/// Tokio: `empty()` is also an `AsyncSeek`, whose every seek lands at 0.
+#[test]
+fn empty_seeks_to_zero() {
+    limit("empty seek", || {
+        shim::runtime().block_on(async {
+            let mut empty = rt::io::empty();
+            assert_eq!(empty.seek(SeekFrom::Start(7)).await.unwrap(), 0);
+            assert_eq!(empty.seek(SeekFrom::End(-3)).await.unwrap(), 0);
         });
     });
 }
