@@ -1,7 +1,7 @@
 //! The toolbox of `tokio::io` (`copy` and its kin, the in-memory pipes, the
-//! devices) where it meets the runtime: the cooperative budget, and
-//! vectored writes. Written against the names alone; every test passes on
-//! Tokio 1.54.
+//! devices) and `AsyncFd`'s guards, where they meet the runtime: the
+//! cooperative budget, vectored writes, and readiness cleared one kind at a
+//! time. Written against the names alone; every test passes on Tokio 1.54.
 
 use crate::behaviour::limit;
 use crate::rt::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
@@ -273,6 +273,100 @@ fn empty_seeks_to_zero() {
             let mut empty = rt::io::empty();
             assert_eq!(empty.seek(SeekFrom::Start(7)).await.unwrap(), 0);
             assert_eq!(empty.seek(SeekFrom::End(-3)).await.unwrap(), 0);
+        });
+    });
+}
+
+/// A connected pair of Unix sockets, ours registered through `AsyncFd`
+/// for reading and writing, with one byte already sent to it: ours is
+/// readable and writable.
+fn readable_and_writable_pair() -> (
+    rt::io::unix::AsyncFd<std::os::unix::net::UnixStream>,
+    std::os::unix::net::UnixStream,
+) {
+    use std::io::Write;
+    let (ours, mut theirs) = std::os::unix::net::UnixStream::pair().unwrap();
+    ours.set_nonblocking(true).unwrap();
+    theirs.write_all(b"x").unwrap();
+    // SAFETY: `ours` owns its descriptor, which the `AsyncFd` keeps open
+    // until it is dropped.
+    let fd = unsafe { rt::io::unix::AsyncFd::register(ours) }.unwrap();
+    (fd, theirs)
+}
+
+/// Tokio: `clear_ready_matching(Ready::READABLE)` clears only the read
+/// readiness ("Only clear the specific readiness that is observed to
+/// block"): the guard still reports writable, a later `clear_ready_matching
+/// (Ready::WRITABLE)` on it clears the write readiness, and until then
+/// waiting for writability returns at once while waiting for readability
+/// waits for a new event.
+#[test]
+fn clear_ready_matching_clears_only_the_readiness_named() {
+    use rt::io::{Interest, Ready};
+    limit("AsyncFdReadyGuard::clear_ready_matching", || {
+        shim::runtime().block_on(async {
+            let (fd, _theirs) = readable_and_writable_pair();
+            let mut guard = fd
+                .ready(Interest::READABLE | Interest::WRITABLE)
+                .await
+                .unwrap();
+            assert!(guard.ready().is_readable() && guard.ready().is_writable());
+            guard.clear_ready_matching(Ready::READABLE);
+            assert!(!guard.ready().is_readable(), "READABLE was cleared");
+            assert!(
+                guard.ready().is_writable(),
+                "WRITABLE must stay in the guard"
+            );
+            drop(guard);
+            let writable = fd.writable().now_or_never();
+            assert!(writable.is_some(), "WRITABLE must stay set in the driver");
+            drop(writable);
+            assert!(
+                fd.readable().now_or_never().is_none(),
+                "READABLE stays cleared"
+            );
+
+            let mut guard = fd.writable().await.unwrap();
+            guard.clear_ready_matching(Ready::WRITABLE);
+            assert!(guard.ready().is_empty());
+            drop(guard);
+            assert!(
+                fd.writable().now_or_never().is_none(),
+                "WRITABLE now cleared"
+            );
+        });
+    });
+}
+
+/// Tokio: the same of `AsyncFdReadyMutGuard`, from `ready_mut`.
+#[test]
+fn clear_ready_matching_of_a_mut_guard_clears_only_the_readiness_named() {
+    use rt::io::{Interest, Ready};
+    limit("AsyncFdReadyMutGuard::clear_ready_matching", || {
+        shim::runtime().block_on(async {
+            let (mut fd, _theirs) = readable_and_writable_pair();
+            let mut guard = fd
+                .ready_mut(Interest::READABLE | Interest::WRITABLE)
+                .await
+                .unwrap();
+            assert!(guard.ready().is_readable() && guard.ready().is_writable());
+            guard.clear_ready_matching(Ready::READABLE);
+            assert!(!guard.ready().is_readable(), "READABLE was cleared");
+            assert!(
+                guard.ready().is_writable(),
+                "WRITABLE must stay in the guard"
+            );
+            guard.clear_ready_matching(Ready::WRITABLE);
+            assert!(guard.ready().is_empty());
+            drop(guard);
+            assert!(
+                fd.readable().now_or_never().is_none(),
+                "READABLE stays cleared"
+            );
+            assert!(
+                fd.writable().now_or_never().is_none(),
+                "WRITABLE now cleared"
+            );
         });
     });
 }
