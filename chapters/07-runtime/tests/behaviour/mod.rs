@@ -14,6 +14,7 @@ pub mod channels_more;
 pub mod fs;
 pub mod io;
 pub mod io_toolbox;
+pub mod macros_forms;
 pub mod net;
 pub mod regressions;
 pub mod runtime;
