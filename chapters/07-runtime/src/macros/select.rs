@@ -123,23 +123,28 @@ macro_rules! select {
                     $(
                         if branch == ($($index)*) && disabled & (1 << ($($index)*)) == 0 {
                             let ( $($skip,)* ref mut future, .. ) = futures;
-                            match ::core::future::Future::poll(future.as_mut(), cx) {
-                                ::core::task::Poll::Pending => pending = true,
-                                ::core::task::Poll::Ready(output) => {
-                                    disabled |= 1 << ($($index)*);
-                                    #[allow(unused_variables, unreachable_patterns)]
-                                    let matches = match &output {
-                                        $crate::macros::select_clean_pattern!($pattern) => true,
-                                        _ => false,
-                                    };
-                                    if matches {
-                                        let ( $($skip,)* ref mut slot, .. ) = outputs;
-                                        *slot = ::core::option::Option::Some(output);
-                                        return ::core::task::Poll::Ready(
-                                            ::core::option::Option::Some($($index)*),
-                                        );
-                                    }
+                            // (A `continue` arm, as in Tokio's: it also lets
+                            // the compiler infer an output type that nothing
+                            // else names, `poll_fn(|_| panic!())`'s.)
+                            let output = match ::core::future::Future::poll(future.as_mut(), cx) {
+                                ::core::task::Poll::Ready(output) => output,
+                                ::core::task::Poll::Pending => {
+                                    pending = true;
+                                    continue;
                                 }
+                            };
+                            disabled |= 1 << ($($index)*);
+                            #[allow(unused_variables, unreachable_patterns)]
+                            let matches = match &output {
+                                $crate::macros::select_clean_pattern!($pattern) => true,
+                                _ => false,
+                            };
+                            if matches {
+                                let ( $($skip,)* ref mut slot, .. ) = outputs;
+                                *slot = ::core::option::Option::Some(output);
+                                return ::core::task::Poll::Ready(
+                                    ::core::option::Option::Some($($index)*),
+                                );
                             }
                         }
                     )+

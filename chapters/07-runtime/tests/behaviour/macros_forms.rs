@@ -175,6 +175,23 @@ fn select_refutable_patterns_and_preconditions() {
     });
 }
 
+/// Tokio: a branch disabled by its precondition has its future created
+/// but never polled, and that future's output type need not be written
+/// anywhere: here a `poll_fn` that would panic, whose output nothing names.
+#[test]
+fn select_disabled_branch_whose_output_type_nothing_names() {
+    limit("select! disabled branch, output inferred", || {
+        run(async {
+            let never = std::future::poll_fn(|_| panic!("a disabled branch is never polled"));
+            let got = rt::select! {
+                _ = never, if false => unreachable!(),
+                v = async { 3 } => v,
+            };
+            assert_eq!(got, 3);
+        });
+    });
+}
+
 /// Tokio: handlers are blocks (a comma after them optional) or
 /// expressions (a comma needed unless last); `biased;` polls in the order
 /// written, so the first ready branch wins.
