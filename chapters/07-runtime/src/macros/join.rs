@@ -46,14 +46,8 @@
 /// Each operand may be any `IntoFuture`; `join!()` is `()`.
 #[macro_export]
 macro_rules! join {
-    (biased; $($future:expr),+ $(,)?) => {
-        $crate::__join_all!(@ { kind = join; rotate = false; () (0) } $($future,)+)
-    };
-    ($($future:expr),+ $(,)?) => {
-        $crate::__join_all!(@ { kind = join; rotate = true; () (0) } $($future,)+)
-    };
-    ($(biased;)?) => {
-        async {}.await
+    ($($input:tt)*) => {
+        $crate::__join_all!(kind = join; $($input)*)
     };
 }
 
@@ -77,14 +71,8 @@ macro_rules! join {
 /// Each operand may be any `IntoFuture`; `try_join!()` is `Ok(())`.
 #[macro_export]
 macro_rules! try_join {
-    (biased; $($future:expr),+ $(,)?) => {
-        $crate::__join_all!(@ { kind = try_join; rotate = false; () (0) } $($future,)+)
-    };
-    ($($future:expr),+ $(,)?) => {
-        $crate::__join_all!(@ { kind = try_join; rotate = true; () (0) } $($future,)+)
-    };
-    ($(biased;)?) => {
-        async { ::core::result::Result::Ok(()) }.await
+    ($($input:tt)*) => {
+        $crate::__join_all!(kind = try_join; $($input)*)
     };
 }
 
@@ -93,6 +81,18 @@ macro_rules! try_join {
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __join_all {
+    // The entry: `biased;` or not, and at least one operand.
+    (kind = $kind:ident; biased; $($future:expr),+ $(,)?) => {
+        $crate::__join_all!(@ { kind = $kind; rotate = false; () (0) } $($future,)+)
+    };
+    (kind = $kind:ident; $($future:expr),+ $(,)?) => {
+        $crate::__join_all!(@ { kind = $kind; rotate = true; () (0) } $($future,)+)
+    };
+    // No operand: nothing to wait for.
+    (kind = $kind:ident; $(biased;)?) => {
+        async { $crate::__join_all!(@output $kind, ()) }.await
+    };
+
     // Normalized: every branch tagged; expand.
     (@ {
         kind = $kind:ident;
