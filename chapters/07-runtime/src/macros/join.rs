@@ -89,8 +89,11 @@ macro_rules! __join_all {
         $crate::__join_all!(@ { kind = $kind; rotate = true; () (0) } $($future,)+)
     };
     // No operand: nothing to wait for.
-    (kind = $kind:ident; $(biased;)?) => {
-        async { $crate::__join_all!(@output $kind, ()) }.await
+    (kind = join; $(biased;)?) => {
+        async {}.await
+    };
+    (kind = try_join; $(biased;)?) => {
+        async { ::core::result::Result::Ok(()) }.await
     };
 
     // Normalized: every branch tagged; expand.

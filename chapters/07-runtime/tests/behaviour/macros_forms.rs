@@ -85,7 +85,8 @@ fn select_with_only_else_evaluates_it() {
             let b = rt::select! { biased; else => 2, };
             let c = rt::select! {
                 else => {
-                    let three = 3;
+                    let mut three = 2;
+                    three += 1;
                     three
                 }
             };
@@ -238,8 +239,13 @@ fn select_handlers_break_continue_and_return() {
             assert_eq!(last, 3);
             let early = async {
                 rt::select! {
-                    v = async { 4 } => return v,
+                    v = async { 4 } => {
+                        if v == 4 {
+                            return v;
+                        }
+                    }
                 }
+                0
             };
             assert_eq!(early.await, 4);
         });
