@@ -180,6 +180,34 @@ fn a_copying_task_lets_its_neighbour_run_on_a_current_thread_runtime() {
     });
 }
 
+/// Tokio: the copies retry a read or a write that fails with `Interrupted`
+/// ("an error other than `io::ErrorKind::Interrupted`, which is retried";
+/// `copy_bidirectional`: "Interrupted reads and writes are retried"), and
+/// end on any other error.
+#[test]
+fn copies_retry_interrupted_reads_and_writes() {
+    limit("copies and Interrupted", || {
+        shim::runtime().block_on(async {
+            let mut reader = shim::interrupting(&DATA[..]);
+            let mut writer = shim::interrupting(Vec::new());
+            let n = rt::io::copy(&mut reader, &mut writer).await.unwrap();
+            assert_eq!((n, &writer.inner[..]), (64, &DATA[..]));
+
+            let mut reader = shim::interrupting(&DATA[..]);
+            let mut writer = shim::interrupting(Vec::new());
+            let n = rt::io::copy_buf(&mut reader, &mut writer).await.unwrap();
+            assert_eq!((n, &writer.inner[..]), (64, &DATA[..]));
+
+            let mut a = shim::interrupting(rt::io::join(&DATA[..], Vec::new()));
+            let mut b = shim::interrupting(rt::io::join(&DATA[..32], Vec::new()));
+            let counts = rt::io::copy_bidirectional(&mut a, &mut b).await.unwrap();
+            assert_eq!(counts, (64, 32));
+            assert_eq!(&b.inner.writer()[..], &DATA[..]);
+            assert_eq!(&a.inner.writer()[..], &DATA[..32]);
+        });
+    });
+}
+
 /// Tokio: `DuplexStream::poll_write_vectored` writes as many of the slices
 /// as fit (`is_write_vectored` is true for it), so a header and a body
 /// written vectored arrive whole from one call when there is room, and

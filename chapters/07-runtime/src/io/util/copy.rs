@@ -3,10 +3,12 @@
 //!
 //! `copy` owns an 8 KiB buffer (Tokio's size) and alternates: fill the
 //! buffer from the reader when it is empty, drain it into the writer when
-//! it is not. Two details come from Tokio's documented behaviour: while the
-//! reader has nothing (it returned `Pending`), the writer is flushed, so a
-//! buffered writer does not sit on bytes the peer is waiting for; and at end
-//! of file the writer is flushed once more before the count is returned.
+//! it is not. Three details come from Tokio's documented behaviour: while
+//! the reader has nothing (it returned `Pending`), the writer is flushed, so
+//! a buffered writer does not sit on bytes the peer is waiting for; at end
+//! of file the writer is flushed once more before the count is returned;
+//! and a read or write interrupted by a signal (`Interrupted`) is tried
+//! again, where any other error ends the copy.
 //!
 //! `copy_bidirectional` runs two such copies inside one future. When one
 //! direction reaches end of file it shuts the opposite writer down (so the
@@ -80,7 +82,12 @@ impl CopyBuffer {
         let budget = ready!(coop::poll_proceed(cx));
         loop {
             if self.pos == self.cap && !self.read_done {
-                let read = reader.as_mut().poll_read(cx, &mut self.buf);
+                let read = loop {
+                    match reader.as_mut().poll_read(cx, &mut self.buf) {
+                        Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
+                        read => break read,
+                    }
+                };
                 if read.is_ready() {
                     budget.made_progress();
                 }
@@ -118,6 +125,7 @@ impl CopyBuffer {
 
             if self.pos == self.cap && self.read_done {
                 ready!(writer.as_mut().poll_flush(cx))?;
+                budget.made_progress();
                 self.need_flush = false;
                 return Poll::Ready(Ok(self.amount));
             }
@@ -125,19 +133,25 @@ impl CopyBuffer {
     }
 }
 
-/// Writes some of `buf` (not empty); a writer that accepts none of it
-/// would make the copy spin, so that is an error.
+/// Writes some of `buf` (not empty), trying again if interrupted; a
+/// writer that accepts none of it would make the copy spin, so that is an
+/// error.
 fn poll_write_some<W: AsyncWrite + ?Sized>(
     cx: &mut Context<'_>,
-    writer: Pin<&mut W>,
+    mut writer: Pin<&mut W>,
     buf: &[u8],
 ) -> Poll<io::Result<usize>> {
-    match ready!(writer.poll_write(cx, buf))? {
-        0 => Poll::Ready(Err(io::Error::new(
-            io::ErrorKind::WriteZero,
-            "write zero byte into writer",
-        ))),
-        n => Poll::Ready(Ok(n)),
+    loop {
+        match ready!(writer.as_mut().poll_write(cx, buf)) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Ok(0) => {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::WriteZero,
+                    "write zero byte into writer",
+                )));
+            }
+            written => return Poll::Ready(written),
+        }
     }
 }
 
@@ -145,7 +159,8 @@ fn poll_write_some<W: AsyncWrite + ?Sized>(
 /// returns the number of bytes copied. The writer is flushed when the
 /// reader has nothing for the moment and at the end; it is not shut down.
 ///
-/// Any error from either side ends the copy; bytes read but not yet written
+/// A read or write that fails with `Interrupted` is tried again; any other
+/// error from either side ends the copy, and bytes read but not yet written
 /// are then lost.
 ///
 /// ```
@@ -168,7 +183,8 @@ where
 }
 
 /// [`copy`] from a reader that has its own buffer: its `fill_buf` is
-/// written out directly, with no second buffer in between.
+/// written out directly, with no second buffer in between. Errors and the
+/// budget as in `copy`.
 pub async fn copy_buf<R, W>(reader: &mut R, writer: &mut W) -> io::Result<u64>
 where
     R: AsyncBufRead + Unpin + ?Sized,
@@ -179,7 +195,10 @@ where
         // The budget as in `CopyBuffer::poll_copy`.
         let budget = ready!(coop::poll_proceed(cx));
         loop {
-            let available = ready!(Pin::new(&mut *reader).poll_fill_buf(cx))?;
+            let available = match ready!(Pin::new(&mut *reader).poll_fill_buf(cx)) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                filled => filled?,
+            };
             budget.made_progress();
             if available.is_empty() {
                 ready!(Pin::new(&mut *writer).poll_flush(cx))?;
@@ -233,8 +252,9 @@ where
 /// versa) while the other direction goes on. Returns the bytes copied
 /// `(a to b, b to a)`.
 ///
-/// Any error on either stream ends both directions at once; bytes read but
-/// not yet written are then lost.
+/// Interrupted reads and writes are tried again; any other error on either
+/// stream ends both directions at once, and bytes read but not yet written
+/// are then lost.
 pub async fn copy_bidirectional<A, B>(a: &mut A, b: &mut B) -> io::Result<(u64, u64)>
 where
     A: AsyncRead + AsyncWrite + Unpin + ?Sized,
