@@ -18,7 +18,9 @@
 //! ```
 //!
 //! The guard remembers which readiness (and which tick) it saw, so that
-//! clearing it does not erase a newer event that arrived meanwhile. The
+//! clearing it does not erase a newer event that arrived meanwhile, and
+//! clearing one kind (`clear_ready_matching(Ready::READABLE)` after a read
+//! said `WouldBlock`) leaves the others, in the driver and in the guard. The
 //! descriptor must be non-blocking, and must stay the same for as long as
 //! the `AsyncFd` owns it; it is deregistered before the inner value is
 //! dropped or handed back.
@@ -50,7 +52,8 @@ pub struct AsyncFd<T: AsRawFd> {
 #[must_use = "the readiness is cleared only by clear_ready or try_io"]
 pub struct AsyncFdReadyGuard<'a, T: AsRawFd> {
     async_fd: &'a AsyncFd<T>,
-    events: [Option<ReadyEvent>; 2],
+    /// The readiness seen and its tick; `None` once cleared.
+    event: Option<ReadyEvent>,
 }
 
 /// The guard of [`AsyncFd::readable_mut`] and the others: as
@@ -58,7 +61,8 @@ pub struct AsyncFdReadyGuard<'a, T: AsRawFd> {
 #[must_use = "the readiness is cleared only by clear_ready or try_io"]
 pub struct AsyncFdReadyMutGuard<'a, T: AsRawFd> {
     async_fd: &'a mut AsyncFd<T>,
-    events: [Option<ReadyEvent>; 2],
+    /// As in [`AsyncFdReadyGuard`].
+    event: Option<ReadyEvent>,
 }
 
 /// The closure given to a guard's `try_io` said `WouldBlock`; the readiness
@@ -212,10 +216,7 @@ impl<T: AsRawFd> AsyncFd<T> {
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<AsyncFdReadyGuard<'a, T>>> {
         let event = ready!(self.registration.poll_ready(cx, Direction::Read))?;
-        Poll::Ready(Ok(AsyncFdReadyGuard {
-            async_fd: self,
-            events: [Some(event), None],
-        }))
+        Poll::Ready(Ok(AsyncFdReadyGuard::new(self, event)))
     }
 
     /// Polls for write readiness (one waker slot: the last caller's).
@@ -224,10 +225,7 @@ impl<T: AsRawFd> AsyncFd<T> {
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<AsyncFdReadyGuard<'a, T>>> {
         let event = ready!(self.registration.poll_ready(cx, Direction::Write))?;
-        Poll::Ready(Ok(AsyncFdReadyGuard {
-            async_fd: self,
-            events: [Some(event), None],
-        }))
+        Poll::Ready(Ok(AsyncFdReadyGuard::new(self, event)))
     }
 
     /// [`poll_read_ready`](Self::poll_read_ready) with a mutable guard.
@@ -236,10 +234,7 @@ impl<T: AsRawFd> AsyncFd<T> {
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<AsyncFdReadyMutGuard<'a, T>>> {
         let event = ready!(self.registration.poll_ready(cx, Direction::Read))?;
-        Poll::Ready(Ok(AsyncFdReadyMutGuard {
-            async_fd: self,
-            events: [Some(event), None],
-        }))
+        Poll::Ready(Ok(AsyncFdReadyMutGuard::new(self, event)))
     }
 
     /// [`poll_write_ready`](Self::poll_write_ready) with a mutable guard.
@@ -248,26 +243,19 @@ impl<T: AsRawFd> AsyncFd<T> {
         cx: &mut Context<'_>,
     ) -> Poll<io::Result<AsyncFdReadyMutGuard<'a, T>>> {
         let event = ready!(self.registration.poll_ready(cx, Direction::Write))?;
-        Poll::Ready(Ok(AsyncFdReadyMutGuard {
-            async_fd: self,
-            events: [Some(event), None],
-        }))
+        Poll::Ready(Ok(AsyncFdReadyMutGuard::new(self, event)))
     }
 
     /// Waits until any readiness of `interest` is seen; returns it, with
-    /// the ticks a later `clear_ready` needs. Any number of tasks may wait.
-    async fn wait(&self, interest: Interest) -> io::Result<[Option<ReadyEvent>; 2]> {
+    /// the tick a later `clear_ready` needs. Any number of tasks may wait.
+    async fn wait(&self, interest: Interest) -> io::Result<ReadyEvent> {
         loop {
             self.registration.ready(interest).await?;
             self.registration.check_shutdown()?;
-            let mut events = [None, None];
-            for (slot, direction) in events.iter_mut().zip(interest.directions()) {
-                *slot = self.registration.ready_event(direction);
-            }
             // Cleared by another task between the wake and this look:
             // wait again.
-            if events.iter().any(Option::is_some) {
-                return Ok(events);
+            if let Some(event) = self.registration.ready_event(interest) {
+                return Ok(event);
             }
         }
     }
@@ -276,11 +264,8 @@ impl<T: AsRawFd> AsyncFd<T> {
     ///
     /// Cancel safety: cancel safe; nothing is consumed by waiting.
     pub async fn ready(&self, interest: Interest) -> io::Result<AsyncFdReadyGuard<'_, T>> {
-        let events = self.wait(interest).await?;
-        Ok(AsyncFdReadyGuard {
-            async_fd: self,
-            events,
-        })
+        let event = self.wait(interest).await?;
+        Ok(AsyncFdReadyGuard::new(self, event))
     }
 
     /// [`ready`](Self::ready) with a mutable guard.
@@ -288,11 +273,8 @@ impl<T: AsRawFd> AsyncFd<T> {
         &mut self,
         interest: Interest,
     ) -> io::Result<AsyncFdReadyMutGuard<'_, T>> {
-        let events = self.wait(interest).await?;
-        Ok(AsyncFdReadyMutGuard {
-            async_fd: self,
-            events,
-        })
+        let event = self.wait(interest).await?;
+        Ok(AsyncFdReadyMutGuard::new(self, event))
     }
 
     /// Waits until the descriptor is readable.
@@ -376,56 +358,76 @@ impl<T: AsRawFd> AsyncFd<T> {
     }
 }
 
-/// What the events of a guard say, in public terms.
-fn seen(events: &[Option<ReadyEvent>; 2]) -> Ready {
-    events.iter().flatten().fold(Ready::EMPTY, |all, event| {
-        all | Ready::from_driver(event.ready)
-    })
-}
-
-/// Clears every event of a guard (only the states in `only`), then forgets
-/// them.
-fn clear(registration: &Registration, events: &mut [Option<ReadyEvent>; 2], only: Ready) {
-    let mask = only.to_driver();
-    for slot in events.iter_mut() {
-        if let Some(mut event) = slot.take() {
-            event.ready = event.ready & mask;
-            registration.clear_readiness(event);
+/// What a guard's `try_io` makes of its closure's `result`: `WouldBlock`
+/// clears the guard's readiness (by `clear_ready`) and becomes
+/// `Err(TryIoError)`; anything else is handed back in `Ok`.
+fn after_try<R>(
+    result: io::Result<R>,
+    clear_ready: impl FnOnce(),
+) -> Result<io::Result<R>, TryIoError> {
+    match result {
+        Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
+            clear_ready();
+            Err(TryIoError(()))
         }
+        result => Ok(result),
     }
 }
 
 /// The methods the two guards share.
 macro_rules! guard_methods {
-    () => {
+    ($async_fd:ty) => {
+        fn new(async_fd: $async_fd, event: ReadyEvent) -> Self {
+            Self {
+                async_fd,
+                event: Some(event),
+            }
+        }
+
         /// Marks the readiness seen as used: the next wait waits for a new
         /// event from the driver (unless one arrived since this guard was
         /// made). Call it after the descriptor said `WouldBlock`.
         pub fn clear_ready(&mut self) {
-            clear(&self.async_fd.registration, &mut self.events, Ready::ALL);
+            if let Some(event) = self.event.take() {
+                self.async_fd.registration.clear_readiness(event);
+            }
         }
 
         /// Clears only the states in `ready` (e.g. `Ready::READABLE` after a
-        /// read said `WouldBlock`, keeping `WRITABLE`).
+        /// read said `WouldBlock`), in the driver (unless a new event
+        /// arrived since this guard was made) and in this guard, which goes
+        /// on reporting the others (`WRITABLE`, say).
         pub fn clear_ready_matching(&mut self, ready: Ready) {
-            clear(&self.async_fd.registration, &mut self.events, ready);
+            if let Some(event) = self.event.take() {
+                let cleared = ready.to_driver();
+                self.async_fd.registration.clear_readiness(ReadyEvent {
+                    tick: event.tick,
+                    ready: cleared,
+                });
+                let left = event.ready - cleared;
+                if !left.is_empty() {
+                    self.event = Some(ReadyEvent {
+                        ready: left,
+                        ..event
+                    });
+                }
+            }
         }
 
         /// Keeps the readiness: the next wait returns at once. (Dropping
-        /// the guard does the same.)
-        pub fn retain_ready(&mut self) {
-            self.events = [None, None];
-        }
+        /// the guard does the same; this only says so.)
+        pub fn retain_ready(&mut self) {}
 
-        /// The readiness this guard saw.
+        /// The readiness this guard saw, less what was cleared.
         pub fn ready(&self) -> Ready {
-            seen(&self.events)
+            self.event
+                .map_or(Ready::EMPTY, |event| Ready::from_driver(event.ready))
         }
     };
 }
 
 impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
-    guard_methods!();
+    guard_methods!(&'a AsyncFd<T>);
 
     /// Runs `f`, the caller's non-blocking operation; if it says
     /// `WouldBlock`, clears the readiness and returns `Err(TryIoError)` so
@@ -434,13 +436,7 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
         &mut self,
         f: impl FnOnce(&'a AsyncFd<T>) -> io::Result<R>,
     ) -> Result<io::Result<R>, TryIoError> {
-        match f(self.async_fd) {
-            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
-                self.clear_ready();
-                Err(TryIoError(()))
-            }
-            result => Ok(result),
-        }
+        after_try(f(self.async_fd), || self.clear_ready())
     }
 
     /// The `AsyncFd` this guard came from.
@@ -454,21 +450,15 @@ impl<'a, T: AsRawFd> AsyncFdReadyGuard<'a, T> {
     }
 }
 
-impl<T: AsRawFd> AsyncFdReadyMutGuard<'_, T> {
-    guard_methods!();
+impl<'a, T: AsRawFd> AsyncFdReadyMutGuard<'a, T> {
+    guard_methods!(&'a mut AsyncFd<T>);
 
     /// [`AsyncFdReadyGuard::try_io`] with mutable access.
     pub fn try_io<R>(
         &mut self,
         f: impl FnOnce(&mut AsyncFd<T>) -> io::Result<R>,
     ) -> Result<io::Result<R>, TryIoError> {
-        match f(self.async_fd) {
-            Err(error) if error.kind() == io::ErrorKind::WouldBlock => {
-                self.clear_ready();
-                Err(TryIoError(()))
-            }
-            result => Ok(result),
-        }
+        after_try(f(self.async_fd), || self.clear_ready())
     }
 
     /// The `AsyncFd` this guard came from.

@@ -7,7 +7,8 @@
 //!   every future to completion, on the current task, rotating which one is
 //!   polled first;
 //! * [`select`](crate::select!) (`select.rs`): the first future whose
-//!   output matches its pattern, the others dropped;
+//!   output matches its pattern, the others dropped; it looks at the
+//!   task's budget first ([`poll_budget_available`]);
 //! * [`pin`](crate::pin!) (`pin.rs`): pins futures to the stack, as
 //!   `select!` loops want (`&mut fut` in a branch needs `Unpin`);
 //! * [`MaybeDone`] (`maybe_done.rs`): a future, then its output, then
@@ -32,6 +33,13 @@ pub use std::future::poll_fn;
 
 use std::future::Future;
 use std::pin::Pin;
+use std::task::{Context, Poll};
+
+/// `select!`'s look at the task's budget before it polls its branches:
+/// `Pending` (and a deferred wake-up) if it is spent. See `task/coop.rs`.
+pub fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
+    crate::task::coop::poll_budget_available(cx)
+}
 
 /// An empty slot for `future`'s output: `select!` needs one per branch, of
 /// a type it cannot name (the output of an `async fn`), so it asks the

@@ -15,18 +15,21 @@
 //! 1. every precondition (`if open`) is evaluated; a false one disables its
 //!    branch for this `select!`;
 //! 2. every future expression is evaluated, disabled branches included
-//!    (their futures are created but never polled), and pinned on the
-//!    caller's stack;
+//!    (their futures are created but never polled), turned into its future
+//!    (an expression may be any `IntoFuture`), and pinned on the caller's
+//!    stack;
 //! 3. one `poll_fn` polls the enabled branches, starting at a random one
 //!    (or at the first, with `biased;`). A branch that finishes is
 //!    disabled; if its output matches its pattern, it has won;
-//!    otherwise the others go on;
+//!    otherwise the others go on. As in Tokio, each poll first looks at
+//!    the task's cooperative budget, and returns `Pending` if it is spent;
 //! 4. the futures are dropped (the losers are *cancelled*: whatever they
 //!    had half done is lost; see the book on cancellation safety), then the
 //!    winner's handler runs with the pattern's bindings, so a handler may
 //!    `.await`, `break` or `return` as the code around it would;
 //! 5. if every branch is disabled and there is no winner, the `else`
-//!    expression is the value; without `else`, `select!` panics.
+//!    expression is the value; without `else`, `select!` panics. A
+//!    `select!` of `else` alone is its expression.
 //!
 //! The pattern is tested on a reference to the output, inside the poll
 //! (where a mismatch must not consume the output), and bound for real
@@ -54,8 +57,9 @@
 /// ```
 ///
 /// Branches are `pattern = future (, if precondition)? => handler`, with an
-/// optional `biased;` first and an optional `else => expression` last.
-/// Without `biased;` polling starts at a random branch on every poll.
+/// optional `biased;` first and an optional `else => expression` last; the
+/// future may be any `IntoFuture`. Without `biased;` polling starts at a
+/// random branch on every poll.
 ///
 /// # Panics
 ///
@@ -84,8 +88,16 @@ macro_rules! select {
             }
         )+
         let (winner, mut outputs) = {
-            // 2. Every future, pinned; dropped at the end of this block.
-            let mut futures = ( $( ::core::pin::pin!($future), )+ );
+            // 2. Every expression, in one tuple, so that a temporary it
+            // borrows lives to the end of this block; then each one's
+            // future, pinned. All dropped at the end of this block.
+            let operands = ( $( $future, )+ );
+            let mut futures = ( $(
+                ::core::pin::pin!(::core::future::IntoFuture::into_future({
+                    let ( $($skip,)* operand, .. ) = operands;
+                    operand
+                })),
+            )+ );
             let mut outputs = ( $( {
                 let ( $($skip,)* ref future, .. ) = futures;
                 $crate::macros::empty_output(future)
@@ -93,6 +105,8 @@ macro_rules! select {
             // ANCHOR: select_poll
             // 3. Poll until a branch wins or every branch is disabled.
             let winner = $crate::macros::poll_fn(|cx| {
+                // With the task's budget spent, yield before polling.
+                ::core::task::ready!($crate::macros::poll_budget_available(cx));
                 let start = if $biased {
                     0
                 } else {
@@ -109,23 +123,28 @@ macro_rules! select {
                     $(
                         if branch == ($($index)*) && disabled & (1 << ($($index)*)) == 0 {
                             let ( $($skip,)* ref mut future, .. ) = futures;
-                            match ::core::future::Future::poll(future.as_mut(), cx) {
-                                ::core::task::Poll::Pending => pending = true,
-                                ::core::task::Poll::Ready(output) => {
-                                    disabled |= 1 << ($($index)*);
-                                    #[allow(unused_variables, unreachable_patterns)]
-                                    let matches = match &output {
-                                        $crate::macros::select_clean_pattern!($pattern) => true,
-                                        _ => false,
-                                    };
-                                    if matches {
-                                        let ( $($skip,)* ref mut slot, .. ) = outputs;
-                                        *slot = ::core::option::Option::Some(output);
-                                        return ::core::task::Poll::Ready(
-                                            ::core::option::Option::Some($($index)*),
-                                        );
-                                    }
+                            // (A `continue` arm, as in Tokio's: it also lets
+                            // the compiler infer an output type that nothing
+                            // else names, `poll_fn(|_| panic!())`'s.)
+                            let output = match ::core::future::Future::poll(future.as_mut(), cx) {
+                                ::core::task::Poll::Ready(output) => output,
+                                ::core::task::Poll::Pending => {
+                                    pending = true;
+                                    continue;
                                 }
+                            };
+                            disabled |= 1 << ($($index)*);
+                            #[allow(unused_variables, unreachable_patterns)]
+                            let matches = match &output {
+                                $crate::macros::select_clean_pattern!($pattern) => true,
+                                _ => false,
+                            };
+                            if matches {
+                                let ( $($skip,)* ref mut slot, .. ) = outputs;
+                                *slot = ::core::option::Option::Some(output);
+                                return ::core::task::Poll::Ready(
+                                    ::core::option::Option::Some($($index)*),
+                                );
                             }
                         }
                     )+
@@ -221,6 +240,13 @@ macro_rules! select {
         )
     };
 
+    // No branch but `else`: its expression, as in Tokio.
+    ($(biased;)? else => $else:expr $(,)?) => {{
+        $else
+    }};
+    () => {
+        ::core::compile_error!("select! requires at least one branch")
+    };
     (biased; $($branches:tt)*) => {
         $crate::select!(@ { biased = true; () (0) } $($branches)*)
     };

@@ -59,6 +59,20 @@ pub fn has_budget_remaining() -> bool {
     CURRENT.with(|current| current.get() != Some(0))
 }
 
+/// Ready if the task has budget left; otherwise defers the task's wake-up
+/// and returns `Pending`. Spends nothing: `select!` checks it before
+/// polling its branches, as Tokio's does, since with the budget spent the
+/// branches that spend it would refuse anyway and the others would run on
+/// unchecked.
+pub(crate) fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
+    if has_budget_remaining() {
+        Poll::Ready(())
+    } else {
+        crate::scheduler::worker::defer(cx.waker());
+        Poll::Pending
+    }
+}
+
 /// True if the budget ran out since the last call with a fresh budget; the
 /// worker counts these as forced yields.
 pub(crate) fn is_exhausted() -> bool {

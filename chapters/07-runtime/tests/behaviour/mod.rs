@@ -15,6 +15,8 @@ pub mod channels_more;
 pub mod current_thread;
 pub mod fs;
 pub mod io;
+pub mod io_toolbox;
+pub mod macros_forms;
 pub mod net;
 pub mod paused_clock;
 pub mod regressions;

@@ -86,3 +86,91 @@ pub fn num_workers(runtime: &rt::runtime::Runtime) -> usize {
 pub fn num_alive_tasks(runtime: &rt::runtime::Runtime) -> usize {
     runtime.metrics().num_alive_tasks()
 }
+
+/// A stream whose every other read or write fails with `Interrupted`
+/// before doing anything (flush and close are passed through): for the
+/// copies, which retry such errors. A shim because the two runtimes' I/O
+/// traits have different signatures.
+pub struct Interrupting<T> {
+    pub inner: T,
+    interrupt_next: bool,
+}
+
+/// Wraps `inner`; its first read or write is interrupted.
+pub fn interrupting<T>(inner: T) -> Interrupting<T> {
+    Interrupting {
+        inner,
+        interrupt_next: true,
+    }
+}
+
+impl<T> Interrupting<T> {
+    /// True on every other call.
+    fn interrupted(&mut self) -> bool {
+        self.interrupt_next = !self.interrupt_next;
+        !self.interrupt_next
+    }
+}
+
+fn interrupted<T>() -> std::task::Poll<io::Result<T>> {
+    std::task::Poll::Ready(Err(io::ErrorKind::Interrupted.into()))
+}
+
+impl<T: rt::io::AsyncRead + Unpin> rt::io::AsyncRead for Interrupting<T> {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut [u8],
+    ) -> std::task::Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        if this.interrupted() {
+            return interrupted();
+        }
+        std::pin::Pin::new(&mut this.inner).poll_read(cx, buf)
+    }
+}
+
+impl<T: rt::io::AsyncBufRead + Unpin> rt::io::AsyncBufRead for Interrupting<T> {
+    fn poll_fill_buf(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<&[u8]>> {
+        let this = self.get_mut();
+        if this.interrupted() {
+            return interrupted();
+        }
+        std::pin::Pin::new(&mut this.inner).poll_fill_buf(cx)
+    }
+
+    fn consume(self: std::pin::Pin<&mut Self>, amt: usize) {
+        std::pin::Pin::new(&mut self.get_mut().inner).consume(amt)
+    }
+}
+
+impl<T: rt::io::AsyncWrite + Unpin> rt::io::AsyncWrite for Interrupting<T> {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<io::Result<usize>> {
+        let this = self.get_mut();
+        if this.interrupted() {
+            return interrupted();
+        }
+        std::pin::Pin::new(&mut this.inner).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().inner).poll_flush(cx)
+    }
+
+    fn poll_close(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<io::Result<()>> {
+        std::pin::Pin::new(&mut self.get_mut().inner).poll_close(cx)
+    }
+}

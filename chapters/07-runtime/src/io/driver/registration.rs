@@ -227,10 +227,13 @@ impl Registration {
     }
     // ANCHOR_END: try_io
 
-    /// The readiness `direction` has now, if any, with its tick (for
-    /// `AsyncFd`'s guards, which clear it later).
-    pub(crate) fn ready_event(&self, direction: Direction) -> Option<ReadyEvent> {
-        self.io.ready_in(direction)
+    /// The readiness of `interest`'s directions now, if any, with its tick
+    /// (for `AsyncFd`'s guards, which clear it later).
+    pub(crate) fn ready_event(&self, interest: crate::io::Interest) -> Option<ReadyEvent> {
+        let mask = interest
+            .directions()
+            .fold(Ready::EMPTY, |mask, direction| mask | direction.mask());
+        self.io.ready_matching(mask)
     }
 
     /// Clears the readiness of `event`, unless a newer edge arrived.

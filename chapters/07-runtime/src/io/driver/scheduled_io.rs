@@ -106,6 +106,14 @@ impl std::ops::BitAnd for Ready {
     }
 }
 
+impl std::ops::Sub for Ready {
+    type Output = Ready;
+    /// The states of `self` that are not in `other`.
+    fn sub(self, other: Ready) -> Ready {
+        Ready(self.0 & !other.0)
+    }
+}
+
 /// Which half of a socket a task waits on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Direction {
@@ -269,15 +277,19 @@ impl ScheduledIo {
 
     /// The direction's readiness now, if any (without waiting).
     pub(crate) fn ready_in(&self, direction: Direction) -> Option<ReadyEvent> {
+        self.ready_matching(direction.mask())
+    }
+
+    /// The states of `mask` set now, if any, read in one load so that they
+    /// share one tick (for `AsyncFd`'s guards, which may wait on both
+    /// directions at once). Once shut down, the whole mask.
+    pub(crate) fn ready_matching(&self, mask: Ready) -> Option<ReadyEvent> {
         let word = self.readiness.load(Ordering::Acquire);
         let (tick, ready) = unpack(word);
         if word & SHUTDOWN != 0 {
-            return Some(ReadyEvent {
-                tick,
-                ready: direction.mask(),
-            });
+            return Some(ReadyEvent { tick, ready: mask });
         }
-        let ready = ready & direction.mask();
+        let ready = ready & mask;
         (!ready.is_empty()).then_some(ReadyEvent { tick, ready })
     }
 
@@ -339,7 +351,7 @@ impl ScheduledIo {
                 // A new edge arrived after the task looked: keep it.
                 return;
             }
-            let next = pack(tick, Ready(ready.0 & !clear.0)) | (current & SHUTDOWN);
+            let next = pack(tick, ready - clear) | (current & SHUTDOWN);
             match self.readiness.compare_exchange_weak(
                 current,
                 next,

@@ -3,18 +3,28 @@
 //!
 //! `copy` owns an 8 KiB buffer (Tokio's size) and alternates: fill the
 //! buffer from the reader when it is empty, drain it into the writer when
-//! it is not. Two details come from Tokio's documented behaviour: while the
-//! reader has nothing (it returned `Pending`), the writer is flushed, so a
-//! buffered writer does not sit on bytes the peer is waiting for; and at end
-//! of file the writer is flushed once more before the count is returned.
+//! it is not. Three details come from Tokio's documented behaviour: while
+//! the reader has nothing (it returned `Pending`), the writer is flushed, so
+//! a buffered writer does not sit on bytes the peer is waiting for; at end
+//! of file the writer is flushed once more before the count is returned;
+//! and a read or write interrupted by a signal (`Interrupted`) is tried
+//! again, where any other error ends the copy.
 //!
 //! `copy_bidirectional` runs two such copies inside one future. When one
 //! direction reaches end of file it shuts the opposite writer down (so the
 //! peer sees end of file too) and the other direction carries on; the
 //! future returns both counts when both directions are done.
 //!
+//! Every copy spends the task's cooperative budget (`task/coop.rs`): one
+//! unit a poll, kept once a read, a write or a flush has completed. Between
+//! two in-memory streams that are always ready (a byte slice into a `Vec`)
+//! nothing else in the loop would ever return `Pending`, so without it a
+//! task copying in a loop would never yield. Tokio's copies spend the same
+//! way.
+//!
 //! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
 
+use crate::task::coop;
 use futures::io::{AsyncBufRead, AsyncRead, AsyncWrite};
 use std::future::poll_fn;
 use std::io;
@@ -68,9 +78,20 @@ impl CopyBuffer {
         R: AsyncRead + ?Sized,
         W: AsyncWrite + ?Sized,
     {
+        // One unit for this poll, kept once anything below completes.
+        let budget = ready!(coop::poll_proceed(cx));
         loop {
             if self.pos == self.cap && !self.read_done {
-                match reader.as_mut().poll_read(cx, &mut self.buf) {
+                let read = loop {
+                    match reader.as_mut().poll_read(cx, &mut self.buf) {
+                        Poll::Ready(Err(e)) if e.kind() == io::ErrorKind::Interrupted => {}
+                        read => break read,
+                    }
+                };
+                if read.is_ready() {
+                    budget.made_progress();
+                }
+                match read {
                     Poll::Ready(Ok(0)) => self.read_done = true,
                     Poll::Ready(Ok(n)) => {
                         self.pos = 0;
@@ -82,6 +103,7 @@ impl CopyBuffer {
                         // writer holds before going to sleep.
                         if self.need_flush {
                             ready!(writer.as_mut().poll_flush(cx))?;
+                            budget.made_progress();
                             self.need_flush = false;
                         }
                         return Poll::Pending;
@@ -90,17 +112,12 @@ impl CopyBuffer {
             }
 
             while self.pos < self.cap {
-                let n = ready!(
-                    writer
-                        .as_mut()
-                        .poll_write(cx, &self.buf[self.pos..self.cap])
-                )?;
-                if n == 0 {
-                    return Poll::Ready(Err(io::Error::new(
-                        io::ErrorKind::WriteZero,
-                        "write zero byte into writer",
-                    )));
-                }
+                let n = ready!(poll_write_some(
+                    cx,
+                    writer.as_mut(),
+                    &self.buf[self.pos..self.cap]
+                ))?;
+                budget.made_progress();
                 self.pos += n;
                 self.amount += n as u64;
                 self.need_flush = true;
@@ -108,9 +125,32 @@ impl CopyBuffer {
 
             if self.pos == self.cap && self.read_done {
                 ready!(writer.as_mut().poll_flush(cx))?;
+                budget.made_progress();
                 self.need_flush = false;
                 return Poll::Ready(Ok(self.amount));
             }
+        }
+    }
+}
+
+/// Writes some of `buf` (not empty), trying again if interrupted; a
+/// writer that accepts none of it would make the copy spin, so that is an
+/// error.
+fn poll_write_some<W: AsyncWrite + ?Sized>(
+    cx: &mut Context<'_>,
+    mut writer: Pin<&mut W>,
+    buf: &[u8],
+) -> Poll<io::Result<usize>> {
+    loop {
+        match ready!(writer.as_mut().poll_write(cx, buf)) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Ok(0) => {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::WriteZero,
+                    "write zero byte into writer",
+                )));
+            }
+            written => return Poll::Ready(written),
         }
     }
 }
@@ -119,7 +159,8 @@ impl CopyBuffer {
 /// returns the number of bytes copied. The writer is flushed when the
 /// reader has nothing for the moment and at the end; it is not shut down.
 ///
-/// Any error from either side ends the copy; bytes read but not yet written
+/// A read or write that fails with `Interrupted` is tried again; any other
+/// error from either side ends the copy, and bytes read but not yet written
 /// are then lost.
 ///
 /// ```
@@ -142,7 +183,8 @@ where
 }
 
 /// [`copy`] from a reader that has its own buffer: its `fill_buf` is
-/// written out directly, with no second buffer in between.
+/// written out directly, with no second buffer in between. Errors and the
+/// budget as in `copy`.
 pub async fn copy_buf<R, W>(reader: &mut R, writer: &mut W) -> io::Result<u64>
 where
     R: AsyncBufRead + Unpin + ?Sized,
@@ -150,19 +192,19 @@ where
 {
     let mut amount = 0u64;
     poll_fn(|cx| {
+        // The budget as in `CopyBuffer::poll_copy`.
+        let budget = ready!(coop::poll_proceed(cx));
         loop {
-            let available = ready!(Pin::new(&mut *reader).poll_fill_buf(cx))?;
+            let available = match ready!(Pin::new(&mut *reader).poll_fill_buf(cx)) {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                filled => filled?,
+            };
+            budget.made_progress();
             if available.is_empty() {
                 ready!(Pin::new(&mut *writer).poll_flush(cx))?;
                 return Poll::Ready(Ok(amount));
             }
-            let n = ready!(Pin::new(&mut *writer).poll_write(cx, available))?;
-            if n == 0 {
-                return Poll::Ready(Err(io::Error::new(
-                    io::ErrorKind::WriteZero,
-                    "write zero byte into writer",
-                )));
-            }
+            let n = ready!(poll_write_some(cx, Pin::new(&mut *writer), available))?;
             Pin::new(&mut *reader).consume(n);
             amount += n as u64;
         }
@@ -210,8 +252,9 @@ where
 /// versa) while the other direction goes on. Returns the bytes copied
 /// `(a to b, b to a)`.
 ///
-/// Any error on either stream ends both directions at once; bytes read but
-/// not yet written are then lost.
+/// Interrupted reads and writes are tried again; any other error on either
+/// stream ends both directions at once, and bytes read but not yet written
+/// are then lost.
 pub async fn copy_bidirectional<A, B>(a: &mut A, b: &mut B) -> io::Result<(u64, u64)>
 where
     A: AsyncRead + AsyncWrite + Unpin + ?Sized,

@@ -5,17 +5,22 @@
 //! so each spends the task's cooperative budget on every call, as Tokio's
 //! do: a loop over `repeat` still yields to the task's neighbours.
 //!
+//! As in Tokio, a vectored write to `sink` or `empty` accepts every slice
+//! at once, and `empty` is also a seekable stream whose every seek lands at
+//! 0.
+//!
 //! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
 
 use crate::task::coop;
-use futures::io::{AsyncBufRead, AsyncRead, AsyncWrite};
-use std::io;
+use futures::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
+use std::io::{self, IoSlice, SeekFrom};
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
 /// A reader at end of file; made by [`empty`]. Also an
-/// [`AsyncBufRead`] with an empty buffer, and a writer that accepts
-/// everything (as Tokio's `Empty` is).
+/// [`AsyncBufRead`] with an empty buffer, a writer that accepts
+/// everything, and an [`AsyncSeek`] whose position is always 0 (as Tokio's
+/// `Empty` is).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Empty {
     _private: (),
@@ -88,6 +93,16 @@ macro_rules! accept_all {
                 Poll::Ready(Ok(buf.len()))
             }
 
+            /// Every slice, at once.
+            fn poll_write_vectored(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                bufs: &[IoSlice<'_>],
+            ) -> Poll<io::Result<usize>> {
+                ready!(spend(cx));
+                Poll::Ready(Ok(bufs.iter().map(|buf| buf.len()).sum()))
+            }
+
             fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
                 ready!(spend(cx));
                 Poll::Ready(Ok(()))
@@ -103,6 +118,17 @@ macro_rules! accept_all {
 
 accept_all!(Empty);
 accept_all!(Sink);
+
+impl AsyncSeek for Empty {
+    fn poll_seek(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        _pos: SeekFrom,
+    ) -> Poll<io::Result<u64>> {
+        ready!(spend(cx));
+        Poll::Ready(Ok(0))
+    }
+}
 
 impl AsyncRead for Repeat {
     fn poll_read(

@@ -9,9 +9,11 @@
 //!
 //! * a write takes as much as fits; with the queue full it returns
 //!   `Pending`, and the next read wakes it (this is *backpressure*: a fast
-//!   writer cannot run ahead of a slow reader by more than the capacity);
+//!   writer cannot run ahead of a slow reader by more than the capacity).
+//!   A vectored write takes as much of its slices, in order, as fits;
 //! * a read takes what is queued; with the queue empty it returns
 //!   `Pending`, and the next write wakes it;
+//! * a read into an empty buffer, or a write of nothing, returns 0 at once;
 //! * when an end is dropped, its peer reads what is left and then end of
 //!   file (0), and its peer's writes fail with `BrokenPipe`, including one
 //!   already waiting for room; `shutdown` closes one direction only.
@@ -21,13 +23,17 @@
 //! and writes spend the task's cooperative budget like a socket's, so a
 //! task that loops on a pipe that is always ready still yields.
 //!
+//! A [`SimplexStream`] is one pipe that its owner both writes and reads; a
+//! `DuplexStream` reads one pipe and writes the other. Past that choice the
+//! two are the same code (`pipe_end!`).
+//!
 //! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
 
 use crate::task::coop;
 use futures::io::{AsyncRead, AsyncWrite};
 use std::collections::VecDeque;
 use std::fmt;
-use std::io;
+use std::io::{self, IoSlice};
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll, Waker, ready};
@@ -82,7 +88,9 @@ impl Pipe {
         cx: &mut Context<'_>,
         buf: &mut [u8],
     ) -> (Poll<io::Result<usize>>, Option<Waker>) {
-        if !self.buffer.is_empty() {
+        if buf.is_empty() {
+            (Poll::Ready(Ok(0)), None) // nothing asked: nothing to wait for
+        } else if !self.buffer.is_empty() {
             let n = buf.len().min(self.buffer.len());
             for (dst, src) in buf.iter_mut().zip(self.buffer.drain(..n)) {
                 *dst = src;
@@ -97,24 +105,34 @@ impl Pipe {
         }
     }
 
+    /// Writes as much of `bufs`, in order, as fits (a plain write is one
+    /// slice).
     fn poll_write(
         &mut self,
         cx: &mut Context<'_>,
-        buf: &[u8],
+        bufs: &[IoSlice<'_>],
     ) -> (Poll<io::Result<usize>>, Option<Waker>) {
         if self.is_closed {
             return (Poll::Ready(Err(io::ErrorKind::BrokenPipe.into())), None);
         }
-        let room = self.max_buf_size - self.buffer.len();
+        if bufs.iter().all(|buf| buf.is_empty()) {
+            return (Poll::Ready(Ok(0)), None);
+        }
+        let mut room = self.max_buf_size - self.buffer.len();
         if room == 0 {
             // Full: wait for the reader (backpressure).
             self.write_waker = Some(cx.waker().clone());
             return (Poll::Pending, None);
         }
-        let n = buf.len().min(room);
-        self.buffer.extend(&buf[..n]);
+        let mut written = 0;
+        for buf in bufs {
+            let n = buf.len().min(room);
+            self.buffer.extend(&buf[..n]);
+            room -= n;
+            written += n;
+        }
         // Bytes arrived: the reader waiting for them may go on.
-        (Poll::Ready(Ok(n)), self.read_waker.take())
+        (Poll::Ready(Ok(written)), self.read_waker.take())
     }
 }
 // ANCHOR_END: duplex
@@ -136,6 +154,12 @@ impl Pipe {
         self.is_closed = true;
         [self.read_waker.take(), self.write_waker.take()]
     }
+}
+
+/// Closes `pipe` and wakes whoever waited on it, after the lock is released.
+fn close_and_wake(pipe: &Mutex<Pipe>) {
+    let wakers = lock(pipe).close();
+    wakers.into_iter().flatten().for_each(Waker::wake);
 }
 
 /// Locks a pipe; its state is consistent after every statement, so a
@@ -162,50 +186,66 @@ fn with_pipe<T>(
     result
 }
 
-impl AsyncRead for DuplexStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
-        with_pipe(&self.read, cx, |pipe, cx| pipe.poll_read(cx, buf))
-    }
+/// The reading and writing impls of a pipe end: `$read` is the field of the
+/// pipe it reads, `$write` of the pipe it writes (the same pipe for a
+/// `SimplexStream`).
+macro_rules! pipe_end {
+    ($end:ty, read: $read:ident, write: $write:ident) => {
+        impl AsyncRead for $end {
+            fn poll_read(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &mut [u8],
+            ) -> Poll<io::Result<usize>> {
+                with_pipe(&self.$read, cx, |pipe, cx| pipe.poll_read(cx, buf))
+            }
+        }
+
+        impl AsyncWrite for $end {
+            fn poll_write(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                buf: &[u8],
+            ) -> Poll<io::Result<usize>> {
+                let bufs = [IoSlice::new(buf)];
+                with_pipe(&self.$write, cx, |pipe, cx| pipe.poll_write(cx, &bufs))
+            }
+
+            /// As many of the slices as fit, in one call (Tokio's pipes do the
+            /// same; the trait's default would write the first slice only).
+            fn poll_write_vectored(
+                self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+                bufs: &[IoSlice<'_>],
+            ) -> Poll<io::Result<usize>> {
+                with_pipe(&self.$write, cx, |pipe, cx| pipe.poll_write(cx, bufs))
+            }
+
+            /// Nothing is held back: written bytes are already readable.
+            fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                Poll::Ready(Ok(()))
+            }
+
+            /// Closes the pipe this end writes: its reader reads what is
+            /// left, then end of file, and writes fail with `BrokenPipe`. A
+            /// `DuplexStream` can still read from its other pipe.
+            fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+                close_and_wake(&self.$write);
+                Poll::Ready(Ok(()))
+            }
+        }
+    };
 }
 
-impl AsyncWrite for DuplexStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        with_pipe(&self.write, cx, |pipe, cx| pipe.poll_write(cx, buf))
-    }
-
-    /// Nothing is held back: written bytes are already readable.
-    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    /// Closes this end's writing direction: the peer reads what is left,
-    /// then end of file. This end can still read.
-    fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let wakers = lock(&self.write).close();
-        wakers.into_iter().flatten().for_each(Waker::wake);
-        Poll::Ready(Ok(()))
-    }
-}
+pipe_end!(DuplexStream, read: read, write: write);
+pipe_end!(SimplexStream, read: pipe, write: pipe);
 
 impl Drop for DuplexStream {
     /// Closes both directions: the peer reads end of file once it has
     /// drained what this end wrote, and its writes fail with `BrokenPipe`.
     fn drop(&mut self) {
-        let write_side = lock(&self.write).close();
-        let read_side = lock(&self.read).close();
-        write_side
-            .into_iter()
-            .chain(read_side)
-            .flatten()
-            .for_each(Waker::wake);
+        close_and_wake(&self.write);
+        close_and_wake(&self.read);
     }
 }
 
@@ -248,38 +288,6 @@ pub fn simplex(
     crate::io::WriteHalf<SimplexStream>,
 ) {
     crate::io::split(SimplexStream::new_unsplit(max_buf_size))
-}
-
-impl AsyncRead for SimplexStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
-        with_pipe(&self.pipe, cx, |pipe, cx| pipe.poll_read(cx, buf))
-    }
-}
-
-impl AsyncWrite for SimplexStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        with_pipe(&self.pipe, cx, |pipe, cx| pipe.poll_write(cx, buf))
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        Poll::Ready(Ok(()))
-    }
-
-    /// Closes the pipe: reads drain it, then see end of file; writes fail
-    /// with `BrokenPipe`.
-    fn poll_close(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        let wakers = lock(&self.pipe).close();
-        wakers.into_iter().flatten().for_each(Waker::wake);
-        Poll::Ready(Ok(()))
-    }
 }
 
 impl fmt::Debug for SimplexStream {
