@@ -3,9 +3,12 @@
 //! ([`UdpSocket`]) and Unix-domain streams ([`UnixListener`],
 //! [`UnixStream`]).
 //!
-//! Every type wraps a non-blocking `mio` socket and a registration with the
-//! driver; every operation is the ready/try/clear loop of
-//! `io/driver/registration.rs`. The streams implement `futures::io::AsyncRead` and
+//! Every type is a `RegisteredSource` of a non-blocking `mio` socket
+//! (`io/driver/registered_source.rs`): the socket and its registration with
+//! the driver, and every operation the ready/try/clear loop, written once
+//! for all of them. The methods several types share are written once too,
+//! as macros (`shared.rs`; `halves.rs` for the halves of a split stream).
+//! The streams implement `futures::io::AsyncRead` and
 //! `AsyncWrite`, so the `futures::io::{AsyncReadExt, AsyncWriteExt}` helpers
 //! (`read`, `write_all`, `read_to_end`, `close`, `copy`...) work on them;
 //! they also offer Tokio's readiness API (`readable`, `writable`,
@@ -13,6 +16,8 @@
 //!
 //! Book: Chapter 7, "The I/O driver" and "Sockets and signals".
 
+mod halves;
+mod shared;
 pub mod tcp;
 mod udp;
 pub mod unix;
