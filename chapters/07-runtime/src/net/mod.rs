@@ -14,39 +14,20 @@
 //! they also offer Tokio's readiness API (`readable`, `writable`,
 //! `ready(Interest)`, `try_read`, `try_write`) on `&self`.
 //!
+//! Addresses come in through [`ToSocketAddrs`] (`addr.rs`): an address is
+//! parsed on the spot, a host name resolved on the blocking pool, so no
+//! worker ever waits for DNS.
+//!
 //! Book: Chapter 7, "The I/O driver" and "Sockets and signals".
 
+mod addr;
 mod halves;
 mod shared;
 pub mod tcp;
 mod udp;
 pub mod unix;
 
-/// What `bind`, `connect` and `send_to` accept: an address, or anything
-/// std can turn into addresses. Tokio's trait of this name also resolves
-/// host names without blocking (on its blocking pool); ours is std's, so a
-/// name is resolved on the calling thread.
-pub use std::net::ToSocketAddrs;
-
-/// Resolves `host` (a `"name:port"` string, a `(name, port)` pair, an
-/// address) to its socket addresses, as Tokio's `net::lookup_host` does.
-///
-/// Tokio resolves a name on its blocking pool; ours takes std's
-/// [`ToSocketAddrs`], whose input need not be `Send` or `'static`, so a
-/// name is resolved on the calling thread (an address is only parsed).
-///
-/// ```
-/// # rt::Runtime::new().unwrap().block_on(async {
-/// let addrs: Vec<_> = rt::net::lookup_host("127.0.0.1:80").await?.collect();
-/// assert_eq!(addrs, ["127.0.0.1:80".parse().unwrap()]);
-/// # Ok::<(), std::io::Error>(())
-/// # }).unwrap();
-/// ```
-pub async fn lookup_host<T: ToSocketAddrs>(
-    host: T,
-) -> std::io::Result<impl Iterator<Item = std::net::SocketAddr>> {
-    host.to_socket_addrs()
-}
+pub use addr::{ToSocketAddrs, lookup_host};
 pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
 pub use unix::{UnixListener, UnixStream};

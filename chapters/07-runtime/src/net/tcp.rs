@@ -28,12 +28,13 @@ mod split;
 pub use socket::TcpSocket;
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 
+use super::addr::{ToSocketAddrs, first_that_works};
 use super::shared::{fd_impls, listener_methods, readiness_methods, stream_methods, stream_traits};
 use crate::io::driver::registered_source::RegisteredSource;
 use crate::io::driver::scheduled_io::Direction;
 use std::io;
 use std::mem::MaybeUninit;
-use std::net::{SocketAddr, ToSocketAddrs};
+use std::net::SocketAddr;
 use std::task::{Context, Poll};
 
 /// Kept at this path for `io/async_fd.rs`.
@@ -57,16 +58,10 @@ impl TcpListener {
     /// Binds to `addr` (the first address it resolves to that binds), with a
     /// backlog of 1024.
     pub async fn bind(addr: impl ToSocketAddrs) -> io::Result<TcpListener> {
-        let mut last_error = None;
-        for addr in addr.to_socket_addrs()? {
-            match mio::net::TcpListener::bind(addr) {
-                Ok(listener) => return TcpListener::from_mio(listener),
-                Err(error) => last_error = Some(error),
-            }
-        }
-        Err(last_error.unwrap_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "no address to bind to")
-        }))
+        first_that_works(addr, |addr| async move {
+            TcpListener::from_mio(mio::net::TcpListener::bind(addr)?)
+        })
+        .await
     }
 
     /// Takes over a bound `std` listener (set non-blocking here).
@@ -101,20 +96,10 @@ impl TcpListener {
 impl TcpStream {
     /// Connects to `addr` (the first address that accepts).
     pub async fn connect(addr: impl ToSocketAddrs) -> io::Result<TcpStream> {
-        let mut last_error = None;
-        for addr in addr.to_socket_addrs()? {
-            match TcpStream::connect_one(addr).await {
-                Ok(stream) => return Ok(stream),
-                Err(error) => last_error = Some(error),
-            }
-        }
-        Err(last_error.unwrap_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "no address to connect to")
-        }))
-    }
-
-    async fn connect_one(addr: SocketAddr) -> io::Result<TcpStream> {
-        TcpStream::connect_mio(mio::net::TcpStream::connect(addr)?).await
+        first_that_works(addr, |addr| async move {
+            TcpStream::connect_mio(mio::net::TcpStream::connect(addr)?).await
+        })
+        .await
     }
 
     /// Finishes a non-blocking connect that `io` has started.

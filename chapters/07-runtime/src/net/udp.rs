@@ -14,11 +14,12 @@
 //!
 //! Book: Chapter 7, "Sockets and signals".
 
+use super::addr::{self, ToSocketAddrs, first_that_works};
 use super::shared::{datagram_methods, fd_impls, readiness_methods};
 use crate::io::driver::registered_source::RegisteredSource;
 use crate::io::driver::scheduled_io::Direction;
 use std::io;
-use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 
 /// A UDP socket.
 #[derive(Debug)]
@@ -26,26 +27,13 @@ pub struct UdpSocket {
     io: RegisteredSource<mio::net::UdpSocket>,
 }
 
-/// The first address `addr` resolves to.
-fn first_addr(addr: impl ToSocketAddrs) -> io::Result<SocketAddr> {
-    addr.to_socket_addrs()?
-        .next()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no address to send to"))
-}
-
 impl UdpSocket {
     /// Binds to `addr` (the first address it resolves to that binds).
     pub async fn bind(addr: impl ToSocketAddrs) -> io::Result<UdpSocket> {
-        let mut last_error = None;
-        for addr in addr.to_socket_addrs()? {
-            match mio::net::UdpSocket::bind(addr) {
-                Ok(socket) => return UdpSocket::from_mio(socket),
-                Err(error) => last_error = Some(error),
-            }
-        }
-        Err(last_error.unwrap_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "no address to bind to")
-        }))
+        first_that_works(addr, |addr| async move {
+            UdpSocket::from_mio(mio::net::UdpSocket::bind(addr)?)
+        })
+        .await
     }
 
     /// Takes over a bound `std` socket (set non-blocking here).
@@ -66,16 +54,7 @@ impl UdpSocket {
     /// the kernel accepts): `send` goes there, and only its datagrams are
     /// received from now on.
     pub async fn connect(&self, addr: impl ToSocketAddrs) -> io::Result<()> {
-        let mut last_error = None;
-        for addr in addr.to_socket_addrs()? {
-            match self.io.connect(addr) {
-                Ok(()) => return Ok(()),
-                Err(error) => last_error = Some(error),
-            }
-        }
-        Err(last_error.unwrap_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "no address to connect to")
-        }))
+        first_that_works(addr, |addr| std::future::ready(self.io.connect(addr))).await
     }
 
     /// Gives the socket back as a `std` socket, taken off the driver, still
@@ -98,7 +77,7 @@ impl UdpSocket {
     /// Sends one datagram to `target` (the first address it resolves to);
     /// returns the bytes sent, all of `buf` or an error.
     pub async fn send_to(&self, buf: &[u8], target: impl ToSocketAddrs) -> io::Result<usize> {
-        let target = first_addr(target)?;
+        let target = addr::first(target).await?;
         self.io
             .async_io(Direction::Write, |socket| socket.send_to(buf, target))
             .await

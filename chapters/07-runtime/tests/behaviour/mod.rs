@@ -14,6 +14,7 @@ pub mod channels_more;
 pub mod fs;
 pub mod io;
 pub mod net;
+pub mod net_edges;
 pub mod regressions;
 pub mod runtime;
 pub mod shutdown;

@@ -160,7 +160,6 @@ impl<S: mio::event::Source> RegisteredSource<S> {
     pub(crate) async fn ready(&self, interest: Interest) -> io::Result<Ready> {
         Ok(Ready::from_driver(self.registration.ready(interest).await?))
     }
-
 }
 
 /// Byte streams: reads and writes through `Read` and `Write` on `&S`.
