@@ -250,6 +250,59 @@ macro_rules! datagram_methods {
         pub fn try_recv_buf<B: ::bytes::BufMut>(&self, buf: &mut B) -> ::std::io::Result<usize> {
             self.io.try_recv_buf(buf)
         }
+
+        /// Polls until a datagram can be sent, with the waker of the
+        /// socket's writer slot (only the last caller's is kept).
+        pub fn poll_send_ready(
+            &self,
+            cx: &mut ::std::task::Context<'_>,
+        ) -> ::std::task::Poll<::std::io::Result<()>> {
+            self.io
+                .poll_ready(cx, $crate::io::driver::scheduled_io::Direction::Write)
+        }
+
+        /// Polls until a datagram waits, with the waker of the socket's
+        /// reader slot (only the last caller's is kept).
+        pub fn poll_recv_ready(
+            &self,
+            cx: &mut ::std::task::Context<'_>,
+        ) -> ::std::task::Poll<::std::io::Result<()>> {
+            self.io
+                .poll_ready(cx, $crate::io::driver::scheduled_io::Direction::Read)
+        }
+
+        /// `send` as a poll method: sends one datagram to the connected
+        /// peer, or registers `cx` (the writer slot) and returns `Pending`.
+        pub fn poll_send(
+            &self,
+            cx: &mut ::std::task::Context<'_>,
+            buf: &[u8],
+        ) -> ::std::task::Poll<::std::io::Result<usize>> {
+            self.io.poll_io(
+                cx,
+                $crate::io::driver::scheduled_io::Direction::Write,
+                |socket| socket.send(buf),
+            )
+        }
+
+        /// `recv` as a poll method: receives one datagram from the
+        /// connected peer into `buf` and returns its length, or registers
+        /// `cx` (the reader slot) and returns `Pending`.
+        ///
+        /// Tokio's takes a `ReadBuf` and records the length in it; ours
+        /// takes the bytes and returns the length, as `poll_read` does in
+        /// rt (see `rt::io`).
+        pub fn poll_recv(
+            &self,
+            cx: &mut ::std::task::Context<'_>,
+            buf: &mut [u8],
+        ) -> ::std::task::Poll<::std::io::Result<usize>> {
+            self.io.poll_io(
+                cx,
+                $crate::io::driver::scheduled_io::Direction::Read,
+                |socket| socket.recv(buf),
+            )
+        }
     };
 }
 pub(crate) use datagram_methods;

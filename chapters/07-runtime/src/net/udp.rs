@@ -12,6 +12,16 @@
 //! no address, and the kernel drops datagrams from any other address, so
 //! `recv` only ever sees the peer's.
 //!
+//! Each operation comes in Tokio's three forms: an `async fn` (waits in the
+//! waiter list), a `try_` method (one attempt), and a `poll_` method for
+//! code that writes its own futures (waits in the reader or writer slot;
+//! the last caller's waker is kept). All three run on the socket's
+//! `RegisteredSource`, so the `async` and `poll_` forms spend the task's
+//! cooperative budget as Tokio's do: a task looping on a socket that is
+//! always ready still yields. The `poll_` receives take the bytes and
+//! return the length, where Tokio's fill a `ReadBuf` (as `poll_read` does
+//! in rt, see `rt::io`).
+//!
 //! Book: Chapter 7, "Sockets and signals".
 
 use super::addr::{self, ToSocketAddrs, first_that_works};
@@ -20,6 +30,7 @@ use crate::io::driver::registered_source::RegisteredSource;
 use crate::io::driver::scheduled_io::Direction;
 use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::task::{Context, Poll};
 
 /// A UDP socket.
 #[derive(Debug)]
@@ -131,6 +142,54 @@ impl UdpSocket {
     /// [`peek_sender`](Self::peek_sender) without waiting.
     pub fn try_peek_sender(&self) -> io::Result<SocketAddr> {
         self.io.try_io(Direction::Read, peek_sender)
+    }
+
+    /// [`send_to`](Self::send_to) as a poll method: sends one datagram to
+    /// `target`, or registers `cx` (the writer slot) and returns `Pending`.
+    pub fn poll_send_to(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+        target: SocketAddr,
+    ) -> Poll<io::Result<usize>> {
+        self.io
+            .poll_io(cx, Direction::Write, |socket| socket.send_to(buf, target))
+    }
+
+    /// [`recv_from`](Self::recv_from) as a poll method: receives one
+    /// datagram into `buf` and returns its length and sender, or registers
+    /// `cx` (the reader slot) and returns `Pending`. (Tokio's takes a
+    /// `ReadBuf` and returns the sender; ours returns the length too, as
+    /// [`poll_recv`](Self::poll_recv) does.)
+    pub fn poll_recv_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        self.io
+            .poll_io(cx, Direction::Read, |socket| socket.recv_from(buf))
+    }
+
+    /// [`peek`](Self::peek) as a poll method (the datagram stays queued).
+    pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        self.io
+            .poll_io(cx, Direction::Read, |socket| socket.peek(buf))
+    }
+
+    /// [`peek_from`](Self::peek_from) as a poll method (the datagram stays
+    /// queued).
+    pub fn poll_peek_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        self.io
+            .poll_io(cx, Direction::Read, |socket| socket.peek_from(buf))
+    }
+
+    /// [`peek_sender`](Self::peek_sender) as a poll method.
+    pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
+        self.io.poll_io(cx, Direction::Read, peek_sender)
     }
 
     /// [`recv_from`](Self::recv_from) into the spare capacity of `buf`,
