@@ -12,42 +12,39 @@
 //! no address, and the kernel drops datagrams from any other address, so
 //! `recv` only ever sees the peer's.
 //!
+//! Each operation comes in Tokio's three forms: an `async fn` (waits in the
+//! waiter list), a `try_` method (one attempt), and a `poll_` method for
+//! code that writes its own futures (waits in the reader or writer slot;
+//! the last caller's waker is kept). All three run on the socket's
+//! `RegisteredSource`, so the `async` and `poll_` forms spend the task's
+//! cooperative budget as Tokio's do: a task looping on a socket that is
+//! always ready still yields. The `poll_` receives take the bytes and
+//! return the length, where Tokio's fill a `ReadBuf` (as `poll_read` does
+//! in rt, see `rt::io`).
+//!
 //! Book: Chapter 7, "Sockets and signals".
 
-use crate::io::driver::registration::Registration;
+use super::addr::{self, ToSocketAddrs, first_that_works};
+use super::shared::{datagram_methods, fd_impls, readiness_methods};
+use crate::io::driver::registered_source::RegisteredSource;
 use crate::io::driver::scheduled_io::Direction;
-use crate::io::{Interest, Ready};
-use std::fmt;
 use std::io;
-use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
-use std::os::fd::AsFd;
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::task::{Context, Poll};
 
 /// A UDP socket.
+#[derive(Debug)]
 pub struct UdpSocket {
-    io: mio::net::UdpSocket,
-    registration: Registration,
-}
-
-/// The first address `addr` resolves to.
-fn first_addr(addr: impl ToSocketAddrs) -> io::Result<SocketAddr> {
-    addr.to_socket_addrs()?
-        .next()
-        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "no address to send to"))
+    io: RegisteredSource<mio::net::UdpSocket>,
 }
 
 impl UdpSocket {
     /// Binds to `addr` (the first address it resolves to that binds).
     pub async fn bind(addr: impl ToSocketAddrs) -> io::Result<UdpSocket> {
-        let mut last_error = None;
-        for addr in addr.to_socket_addrs()? {
-            match mio::net::UdpSocket::bind(addr) {
-                Ok(socket) => return UdpSocket::from_mio(socket),
-                Err(error) => last_error = Some(error),
-            }
-        }
-        Err(last_error.unwrap_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "no address to bind to")
-        }))
+        first_that_works(addr, |addr| async move {
+            UdpSocket::from_mio(mio::net::UdpSocket::bind(addr)?)
+        })
+        .await
     }
 
     /// Takes over a bound `std` socket (set non-blocking here).
@@ -56,35 +53,25 @@ impl UdpSocket {
         UdpSocket::from_mio(mio::net::UdpSocket::from_std(socket))
     }
 
-    fn from_mio(mut io: mio::net::UdpSocket) -> io::Result<UdpSocket> {
-        let registration =
-            Registration::new(&mut io, mio::Interest::READABLE | mio::Interest::WRITABLE)?;
-        Ok(UdpSocket { io, registration })
+    fn from_mio(io: mio::net::UdpSocket) -> io::Result<UdpSocket> {
+        let io = RegisteredSource::new_duplex(io)?;
+        Ok(UdpSocket { io })
     }
+
+    readiness_methods!();
+    datagram_methods!();
 
     /// Sets the default peer (the first address `addr` resolves to that
     /// the kernel accepts): `send` goes there, and only its datagrams are
     /// received from now on.
     pub async fn connect(&self, addr: impl ToSocketAddrs) -> io::Result<()> {
-        let mut last_error = None;
-        for addr in addr.to_socket_addrs()? {
-            match self.io.connect(addr) {
-                Ok(()) => return Ok(()),
-                Err(error) => last_error = Some(error),
-            }
-        }
-        Err(last_error.unwrap_or_else(|| {
-            io::Error::new(io::ErrorKind::InvalidInput, "no address to connect to")
-        }))
+        first_that_works(addr, |addr| std::future::ready(self.io.connect(addr))).await
     }
 
     /// Gives the socket back as a `std` socket, taken off the driver, still
-    /// in non-blocking mode (as in Tokio). Ours hands back a duplicate of
-    /// the descriptor (`dup`); the original closes with `self`.
-    pub fn into_std(mut self) -> io::Result<std::net::UdpSocket> {
-        self.registration.deregister(&mut self.io)?;
-        let fd = self.io.as_fd().try_clone_to_owned()?;
-        Ok(std::net::UdpSocket::from(fd))
+    /// in non-blocking mode (as in Tokio).
+    pub fn into_std(self) -> io::Result<std::net::UdpSocket> {
+        self.io.into_std()
     }
 
     /// The address it is bound to.
@@ -101,9 +88,9 @@ impl UdpSocket {
     /// Sends one datagram to `target` (the first address it resolves to);
     /// returns the bytes sent, all of `buf` or an error.
     pub async fn send_to(&self, buf: &[u8], target: impl ToSocketAddrs) -> io::Result<usize> {
-        let target = first_addr(target)?;
-        self.registration
-            .async_io(Direction::Write, || self.io.send_to(buf, target))
+        let target = addr::first(target).await?;
+        self.io
+            .async_io(Direction::Write, |socket| socket.send_to(buf, target))
             .await
     }
 
@@ -112,95 +99,97 @@ impl UdpSocket {
     ///
     /// Cancel safety: a datagram is taken only by a call that returns it.
     pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.registration
-            .async_io(Direction::Read, || self.io.recv_from(buf))
+        self.io
+            .async_io(Direction::Read, |socket| socket.recv_from(buf))
             .await
     }
     // ANCHOR_END: datagrams
 
-    /// Sends one datagram to the connected peer.
-    pub async fn send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.registration
-            .async_io(Direction::Write, || self.io.send(buf))
-            .await
-    }
-
-    /// Waits for one datagram from the connected peer.
-    pub async fn recv(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.registration
-            .async_io(Direction::Read, || self.io.recv(buf))
-            .await
-    }
-
     /// Waits for a datagram and copies it into `buf` without taking it: the
     /// next receive returns it again.
     pub async fn peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.registration
-            .async_io(Direction::Read, || self.io.peek_from(buf))
+        self.io
+            .async_io(Direction::Read, |socket| socket.peek_from(buf))
             .await
     }
 
     /// Waits for a datagram from the connected peer and copies it into
     /// `buf` without taking it.
     pub async fn peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.registration
-            .async_io(Direction::Read, || self.io.peek(buf))
+        self.io
+            .async_io(Direction::Read, |socket| socket.peek(buf))
             .await
     }
 
     /// [`peek`](Self::peek) without waiting (`WouldBlock` if no datagram
     /// waits).
     pub fn try_peek(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.registration
-            .try_io(Direction::Read, || self.io.peek(buf))
+        self.io.try_io(Direction::Read, |socket| socket.peek(buf))
     }
 
     /// [`peek_from`](Self::peek_from) without waiting.
     pub fn try_peek_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.registration
-            .try_io(Direction::Read, || self.io.peek_from(buf))
+        self.io
+            .try_io(Direction::Read, |socket| socket.peek_from(buf))
     }
 
     /// Waits for a datagram and returns who sent it, leaving the datagram
     /// in the queue (`MSG_PEEK` with an empty buffer).
     pub async fn peek_sender(&self) -> io::Result<SocketAddr> {
-        self.registration
-            .async_io(Direction::Read, || self.peek_sender_now())
-            .await
+        self.io.async_io(Direction::Read, peek_sender).await
     }
 
     /// [`peek_sender`](Self::peek_sender) without waiting.
     pub fn try_peek_sender(&self) -> io::Result<SocketAddr> {
-        self.registration
-            .try_io(Direction::Read, || self.peek_sender_now())
+        self.io.try_io(Direction::Read, peek_sender)
     }
 
-    fn peek_sender_now(&self) -> io::Result<SocketAddr> {
-        socket2::SockRef::from(&self.io)
-            .peek_sender()?
-            .as_socket()
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "not an IP sender"))
+    /// [`send_to`](Self::send_to) as a poll method: sends one datagram to
+    /// `target`, or registers `cx` (the writer slot) and returns `Pending`.
+    pub fn poll_send_to(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+        target: SocketAddr,
+    ) -> Poll<io::Result<usize>> {
+        self.io
+            .poll_io(cx, Direction::Write, |socket| socket.send_to(buf, target))
     }
 
-    /// Waits for one datagram from the connected peer and appends it to
-    /// the spare capacity of `buf` (a `BytesMut`, a `Vec<u8>`), advancing
-    /// it; a datagram longer than that room is cut to fit. Ours receives
-    /// into a zeroed buffer of up to 64 KiB and copies.
-    ///
-    /// Cancel safety: a datagram is taken only by a call that returns it.
-    pub async fn recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
-        let mut chunk = datagram_room(buf);
-        let n = self.recv(&mut chunk).await?;
-        buf.put_slice(&chunk[..n]);
-        Ok(n)
+    /// [`recv_from`](Self::recv_from) as a poll method: receives one
+    /// datagram into `buf` and returns its length and sender, or registers
+    /// `cx` (the reader slot) and returns `Pending`. (Tokio's takes a
+    /// `ReadBuf` and returns the sender; ours returns the length too, as
+    /// [`poll_recv`](Self::poll_recv) does.)
+    pub fn poll_recv_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        self.io
+            .poll_io(cx, Direction::Read, |socket| socket.recv_from(buf))
     }
 
-    /// [`recv_buf`](Self::recv_buf) without waiting.
-    pub fn try_recv_buf<B: bytes::BufMut>(&self, buf: &mut B) -> io::Result<usize> {
-        let mut chunk = datagram_room(buf);
-        let n = self.try_recv(&mut chunk)?;
-        buf.put_slice(&chunk[..n]);
-        Ok(n)
+    /// [`peek`](Self::peek) as a poll method (the datagram stays queued).
+    pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        self.io
+            .poll_io(cx, Direction::Read, |socket| socket.peek(buf))
+    }
+
+    /// [`peek_from`](Self::peek_from) as a poll method (the datagram stays
+    /// queued).
+    pub fn poll_peek_from(
+        &self,
+        cx: &mut Context<'_>,
+        buf: &mut [u8],
+    ) -> Poll<io::Result<(usize, SocketAddr)>> {
+        self.io
+            .poll_io(cx, Direction::Read, |socket| socket.peek_from(buf))
+    }
+
+    /// [`peek_sender`](Self::peek_sender) as a poll method.
+    pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
+        self.io.poll_io(cx, Direction::Read, peek_sender)
     }
 
     /// [`recv_from`](Self::recv_from) into the spare capacity of `buf`,
@@ -209,10 +198,8 @@ impl UdpSocket {
         &self,
         buf: &mut B,
     ) -> io::Result<(usize, SocketAddr)> {
-        let mut chunk = datagram_room(buf);
-        let (n, from) = self.recv_from(&mut chunk).await?;
-        buf.put_slice(&chunk[..n]);
-        Ok((n, from))
+        let (n, from) = self.io.recv_buf_from(buf).await?;
+        Ok((n, inet(from)?))
     }
 
     /// [`recv_buf_from`](Self::recv_buf_from) without waiting.
@@ -220,54 +207,20 @@ impl UdpSocket {
         &self,
         buf: &mut B,
     ) -> io::Result<(usize, SocketAddr)> {
-        let mut chunk = datagram_room(buf);
-        let (n, from) = self.try_recv_from(&mut chunk)?;
-        buf.put_slice(&chunk[..n]);
-        Ok((n, from))
-    }
-
-    /// Waits until a datagram can be received (then `try_recv*` will
-    /// likely succeed); any number of tasks may wait.
-    pub async fn readable(&self) -> io::Result<()> {
-        self.registration.readiness(Direction::Read).await?;
-        Ok(())
-    }
-
-    /// Waits until a datagram can be sent.
-    pub async fn writable(&self) -> io::Result<()> {
-        self.registration.readiness(Direction::Write).await?;
-        Ok(())
-    }
-
-    /// Waits until any readiness of `interest` is set; returns it.
-    pub async fn ready(&self, interest: Interest) -> io::Result<Ready> {
-        Ok(Ready::from_driver(self.registration.ready(interest).await?))
-    }
-
-    /// Sends to the connected peer without waiting (`WouldBlock` if the
-    /// send buffer is full).
-    pub fn try_send(&self, buf: &[u8]) -> io::Result<usize> {
-        self.registration
-            .try_io(Direction::Write, || self.io.send(buf))
+        let (n, from) = self.io.try_recv_buf_from(buf)?;
+        Ok((n, inet(from)?))
     }
 
     /// Sends to `target` without waiting.
     pub fn try_send_to(&self, buf: &[u8], target: SocketAddr) -> io::Result<usize> {
-        self.registration
-            .try_io(Direction::Write, || self.io.send_to(buf, target))
-    }
-
-    /// Receives from the connected peer without waiting (`WouldBlock` if no
-    /// datagram waits, which clears the readable state).
-    pub fn try_recv(&self, buf: &mut [u8]) -> io::Result<usize> {
-        self.registration
-            .try_io(Direction::Read, || self.io.recv(buf))
+        self.io
+            .try_io(Direction::Write, |socket| socket.send_to(buf, target))
     }
 
     /// Receives one datagram without waiting.
     pub fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.registration
-            .try_io(Direction::Read, || self.io.recv_from(buf))
+        self.io
+            .try_io(Direction::Read, |socket| socket.recv_from(buf))
     }
 
     /// `SO_BROADCAST`: allow sending to a broadcast address.
@@ -341,33 +294,18 @@ impl UdpSocket {
     pub fn set_multicast_loop_v6(&self, on: bool) -> io::Result<()> {
         self.io.set_multicast_loop_v6(on)
     }
-
-    /// The pending socket error (`SO_ERROR`), taken; e.g. the ICMP "port
-    /// unreachable" a connected socket got back.
-    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
-        self.io.take_error()
-    }
 }
 
-/// A zeroed buffer as large as `buf`'s spare capacity, at most 64 KiB (the
-/// largest UDP datagram).
-fn datagram_room<B: bytes::BufMut>(buf: &B) -> Vec<u8> {
-    vec![0u8; buf.remaining_mut().min(64 * 1024)]
+/// Who sent the datagram at the head of the queue (`MSG_PEEK` with an empty
+/// buffer).
+fn peek_sender(socket: &mio::net::UdpSocket) -> io::Result<SocketAddr> {
+    inet(socket2::SockRef::from(socket).peek_sender()?)
 }
 
-super::tcp::fd_impls!(UdpSocket);
-
-impl Drop for UdpSocket {
-    fn drop(&mut self) {
-        let _ = self.registration.deregister(&mut self.io);
-    }
+/// An IP socket address from `socket2`'s any-family address.
+fn inet(addr: socket2::SockAddr) -> io::Result<SocketAddr> {
+    addr.as_socket()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "not an IP sender"))
 }
 
-impl fmt::Debug for UdpSocket {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("UdpSocket")
-            .field("local", &self.io.local_addr().ok())
-            .field("peer", &self.io.peer_addr().ok())
-            .finish()
-    }
-}
+fd_impls!(UdpSocket);

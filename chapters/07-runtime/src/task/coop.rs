@@ -68,7 +68,7 @@ pub(crate) fn poll_budget_available(cx: &mut Context<'_>) -> Poll<()> {
     if has_budget_remaining() {
         Poll::Ready(())
     } else {
-        crate::scheduler::worker::defer(cx.waker());
+        crate::scheduler::defer(cx.waker());
         Poll::Pending
     }
 }

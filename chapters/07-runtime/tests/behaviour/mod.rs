@@ -18,6 +18,7 @@ pub mod io;
 pub mod io_toolbox;
 pub mod macros_forms;
 pub mod net;
+pub mod net_edges;
 pub mod paused_clock;
 pub mod regressions;
 pub mod runtime;

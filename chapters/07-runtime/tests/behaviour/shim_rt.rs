@@ -6,6 +6,8 @@
 use crate::rt;
 use futures::io::{AsyncReadExt, AsyncWriteExt};
 use std::io;
+use std::net::SocketAddr;
+use std::task::{Context, Poll};
 
 pub const NAME: &str = "rt";
 
@@ -173,4 +175,40 @@ impl<T: rt::io::AsyncWrite + Unpin> rt::io::AsyncWrite for Interrupting<T> {
     ) -> std::task::Poll<io::Result<()>> {
         std::pin::Pin::new(&mut self.get_mut().inner).poll_close(cx)
     }
+}
+
+// UDP's poll methods that take Tokio's `ReadBuf`: ours take the bytes and
+// return the length (as `poll_read` does in rt); both shims return the
+// length.
+
+pub fn udp_poll_recv(
+    socket: &rt::net::UdpSocket,
+    cx: &mut Context<'_>,
+    buf: &mut [u8],
+) -> Poll<io::Result<usize>> {
+    socket.poll_recv(cx, buf)
+}
+
+pub fn udp_poll_peek(
+    socket: &rt::net::UdpSocket,
+    cx: &mut Context<'_>,
+    buf: &mut [u8],
+) -> Poll<io::Result<usize>> {
+    socket.poll_peek(cx, buf)
+}
+
+pub fn udp_poll_recv_from(
+    socket: &rt::net::UdpSocket,
+    cx: &mut Context<'_>,
+    buf: &mut [u8],
+) -> Poll<io::Result<(usize, SocketAddr)>> {
+    socket.poll_recv_from(cx, buf)
+}
+
+pub fn udp_poll_peek_from(
+    socket: &rt::net::UdpSocket,
+    cx: &mut Context<'_>,
+    buf: &mut [u8],
+) -> Poll<io::Result<(usize, SocketAddr)>> {
+    socket.poll_peek_from(cx, buf)
 }

@@ -5,6 +5,8 @@
 
 use crate::rt;
 use std::io;
+use std::net::SocketAddr;
+use std::task::{Context, Poll, ready};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 pub const NAME: &str = "tokio";
@@ -175,4 +177,50 @@ impl<T: rt::io::AsyncWrite + Unpin> rt::io::AsyncWrite for Interrupting<T> {
     ) -> std::task::Poll<io::Result<()>> {
         std::pin::Pin::new(&mut self.get_mut().inner).poll_shutdown(cx)
     }
+}
+
+// UDP's poll methods that take a `ReadBuf` here (the bytes, in rt): both
+// shims return the length.
+
+/// Runs a `ReadBuf`-taking poll method on `buf`; returns the length filled
+/// and what the method returned.
+fn with_read_buf<T>(
+    buf: &mut [u8],
+    poll: impl FnOnce(&mut tokio::io::ReadBuf<'_>) -> Poll<io::Result<T>>,
+) -> Poll<io::Result<(usize, T)>> {
+    let mut read_buf = tokio::io::ReadBuf::new(buf);
+    let value = ready!(poll(&mut read_buf))?;
+    Poll::Ready(Ok((read_buf.filled().len(), value)))
+}
+
+pub fn udp_poll_recv(
+    socket: &rt::net::UdpSocket,
+    cx: &mut Context<'_>,
+    buf: &mut [u8],
+) -> Poll<io::Result<usize>> {
+    with_read_buf(buf, |buf| socket.poll_recv(cx, buf)).map_ok(|(n, ())| n)
+}
+
+pub fn udp_poll_peek(
+    socket: &rt::net::UdpSocket,
+    cx: &mut Context<'_>,
+    buf: &mut [u8],
+) -> Poll<io::Result<usize>> {
+    with_read_buf(buf, |buf| socket.poll_peek(cx, buf)).map_ok(|(n, ())| n)
+}
+
+pub fn udp_poll_recv_from(
+    socket: &rt::net::UdpSocket,
+    cx: &mut Context<'_>,
+    buf: &mut [u8],
+) -> Poll<io::Result<(usize, SocketAddr)>> {
+    with_read_buf(buf, |buf| socket.poll_recv_from(cx, buf))
+}
+
+pub fn udp_poll_peek_from(
+    socket: &rt::net::UdpSocket,
+    cx: &mut Context<'_>,
+    buf: &mut [u8],
+) -> Poll<io::Result<(usize, SocketAddr)>> {
+    with_read_buf(buf, |buf| socket.poll_peek_from(cx, buf))
 }

@@ -30,6 +30,8 @@
 //!   waiters;
 //! * `registration`: a socket's handle on the driver, and the
 //!   ready/try/clear loop every socket operation runs;
+//! * `registered_source`: a socket and its registration owned together,
+//!   with every readiness operation of the socket types written once;
 //! * `interest` and `ready`: the public names for what an operation waits
 //!   for and what it saw ([`Interest`](crate::io::Interest),
 //!   [`Ready`](crate::io::Ready));
@@ -40,6 +42,7 @@
 
 pub(crate) mod interest;
 pub(crate) mod ready;
+pub(crate) mod registered_source;
 pub(crate) mod registration;
 pub(crate) mod scheduled_io;
 pub(crate) mod timerfd;

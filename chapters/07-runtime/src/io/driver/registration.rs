@@ -277,29 +277,25 @@ mod tests {
             );
             let registration =
                 Registration::new(&mut socket, Interest::READABLE | Interest::WRITABLE).unwrap();
-            let mut calls = 0;
-            let result = std::future::poll_fn(|cx| {
-                registration.poll_io(cx, Direction::Write, || {
+            // A call that a signal interrupts the first time.
+            let interrupted_once = || {
+                let mut calls = 0;
+                move || {
                     calls += 1;
                     if calls == 1 {
                         Err(io::ErrorKind::Interrupted.into())
                     } else {
                         Ok(calls)
                     }
-                })
-            })
-            .await;
+                }
+            };
+            let mut op = interrupted_once();
+            let result =
+                std::future::poll_fn(|cx| registration.poll_io(cx, Direction::Write, &mut op))
+                    .await;
             assert_eq!(result.unwrap(), 2, "the interrupted call was not retried");
-            let mut calls = 0;
             let result = registration
-                .async_io(Direction::Write, || {
-                    calls += 1;
-                    if calls == 1 {
-                        Err(io::ErrorKind::Interrupted.into())
-                    } else {
-                        Ok(calls)
-                    }
-                })
+                .async_io(Direction::Write, interrupted_once())
                 .await;
             assert_eq!(result.unwrap(), 2);
             registration.deregister(&mut socket).unwrap();
