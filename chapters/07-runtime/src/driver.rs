@@ -35,9 +35,6 @@ use std::time::Duration;
 /// The driver: held by one thread at a time.
 pub(crate) struct Driver {
     io: IoDriver,
-    /// Set once an `epoll_wait` failed for a reason other than a signal; the
-    /// error is printed once, and parking falls back to the timer alone.
-    failed: bool,
 }
 
 /// Everything about the driver that any thread may use.
@@ -69,7 +66,7 @@ pub(crate) fn create(can_pause: bool, start_paused: bool) -> io::Result<DriverHa
     Ok(DriverHandle {
         io: io_handle,
         time: TimeHandle::new(crate::time::clock::Clock::new(can_pause, start_paused)),
-        driver: Mutex::new(Driver { io, failed: false }),
+        driver: Mutex::new(Driver { io }),
         #[cfg(loom)]
         loom_woken: Mutex::new(false),
         #[cfg(loom)]
@@ -107,18 +104,13 @@ impl Driver {
             let _ = &mut self.io;
             shared.loom_wait(timeout);
         }
+        // An epoll_wait that fails for a reason other than a signal (which
+        // `turn` absorbs) means the epoll or timer descriptor is gone: no
+        // socket can be woken again, so every I/O future would hang. A clear
+        // panic, as Tokio's driver panics, instead of a silent hang.
         #[cfg(not(loom))]
-        if self.failed {
-            // No epoll to wait in; sleep until the next timer (bounded so a
-            // new earlier timer is not missed by much).
-            std::thread::sleep(
-                timeout
-                    .unwrap_or(Duration::from_millis(10))
-                    .min(Duration::from_millis(10)),
-            );
-        } else if let Err(error) = self.io.turn(&shared.io, timeout) {
-            eprintln!("rt: the I/O driver failed and stops: {error}");
-            self.failed = true;
+        if let Err(error) = self.io.turn(&shared.io, timeout) {
+            panic!("rt: the I/O driver cannot wait for events: {error}");
         }
     }
 }

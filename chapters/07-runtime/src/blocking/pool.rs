@@ -60,7 +60,7 @@ pub(crate) struct Spawner {
 }
 
 struct Pool {
-    shared: Mutex<Shared>,
+    shared: Mutex<PoolState>,
     condvar: Condvar,
     /// Signalled each time a thread exits, for shutdown to wait on.
     exited: Condvar,
@@ -73,7 +73,7 @@ struct Job {
     mandatory: bool,
 }
 
-struct Shared {
+struct PoolState {
     queue: VecDeque<Job>,
     num_threads: usize,
     num_idle: usize,
@@ -128,7 +128,7 @@ impl<F: FnOnce() -> R, R> Future for BlockingTask<F> {
 }
 
 impl Pool {
-    fn lock(&self) -> MutexGuard<'_, Shared> {
+    fn lock(&self) -> MutexGuard<'_, PoolState> {
         self.shared.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -241,7 +241,7 @@ impl Spawner {
     pub(crate) fn new(config: PoolConfig) -> Spawner {
         Spawner {
             pool: Arc::new(Pool {
-                shared: Mutex::new(Shared {
+                shared: Mutex::new(PoolState {
                     queue: VecDeque::new(),
                     num_threads: 0,
                     num_idle: 0,

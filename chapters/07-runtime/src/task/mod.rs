@@ -63,7 +63,9 @@ pub use crate::blocking::spawn_blocking;
 ///
 /// # Panics
 ///
-/// On the current-thread runtime, where no other thread could take over.
+/// On the current-thread runtime, where no other thread could take over;
+/// and on a worker when the OS cannot start the thread that would take over
+/// (the worker keeps its tasks).
 #[track_caller]
 pub fn block_in_place<F: FnOnce() -> R, R>(f: F) -> R {
     crate::scheduler::multi_thread::worker::block_in_place(f)

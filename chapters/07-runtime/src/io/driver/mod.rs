@@ -47,7 +47,7 @@ pub(crate) mod registration;
 pub(crate) mod scheduled_io;
 pub(crate) mod timerfd;
 
-use self::scheduled_io::{Ready, ScheduledIo};
+use self::scheduled_io::{ReadyBits, ScheduledIo};
 use self::timerfd::TimerFd;
 use crate::loom::Mutex;
 use mio::{Events, Interest, Poll, Registry, Token};
@@ -74,7 +74,7 @@ pub(crate) struct IoDriver {
     events: Events,
     tick: u16,
     /// Reused between turns: the sockets to wake and their readiness.
-    to_wake: Vec<(Arc<ScheduledIo>, Ready)>,
+    to_wake: Vec<(Arc<ScheduledIo>, ReadyBits)>,
 }
 
 /// The part every thread can use: registering, and waking the driver.
@@ -181,7 +181,8 @@ impl IoDriver {
                     continue;
                 }
                 if let Some(io) = &entry.io {
-                    self.to_wake.push((io.clone(), Ready::from_event(event)));
+                    self.to_wake
+                        .push((io.clone(), ReadyBits::from_event(event)));
                 }
             }
             // ANCHOR_END: turn_deliver

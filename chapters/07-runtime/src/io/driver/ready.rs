@@ -71,28 +71,30 @@ impl Ready {
 
     /// The driver's bits for these states (for `AsyncFd`'s
     /// `clear_ready_matching`).
-    pub(crate) fn to_driver(self) -> scheduled_io::Ready {
+    pub(crate) fn to_driver(self) -> scheduled_io::ReadyBits {
         let pairs = [
-            (Ready::READABLE, scheduled_io::Ready::READABLE),
-            (Ready::WRITABLE, scheduled_io::Ready::WRITABLE),
-            (Ready::READ_CLOSED, scheduled_io::Ready::READ_CLOSED),
-            (Ready::WRITE_CLOSED, scheduled_io::Ready::WRITE_CLOSED),
-            (Ready::ERROR, scheduled_io::Ready::ERROR),
+            (Ready::READABLE, scheduled_io::ReadyBits::READABLE),
+            (Ready::WRITABLE, scheduled_io::ReadyBits::WRITABLE),
+            (Ready::READ_CLOSED, scheduled_io::ReadyBits::READ_CLOSED),
+            (Ready::WRITE_CLOSED, scheduled_io::ReadyBits::WRITE_CLOSED),
+            (Ready::ERROR, scheduled_io::ReadyBits::ERROR),
         ];
         pairs
             .into_iter()
             .filter(|(public, _)| self.0 & public.0 != 0)
-            .fold(scheduled_io::Ready::EMPTY, |all, (_, driver)| all | driver)
+            .fold(scheduled_io::ReadyBits::EMPTY, |all, (_, driver)| {
+                all | driver
+            })
     }
 
     /// The public view of the driver's readiness bits.
-    pub(crate) fn from_driver(ready: scheduled_io::Ready) -> Ready {
+    pub(crate) fn from_driver(ready: scheduled_io::ReadyBits) -> Ready {
         let pairs = [
-            (scheduled_io::Ready::READABLE, Ready::READABLE),
-            (scheduled_io::Ready::WRITABLE, Ready::WRITABLE),
-            (scheduled_io::Ready::READ_CLOSED, Ready::READ_CLOSED),
-            (scheduled_io::Ready::WRITE_CLOSED, Ready::WRITE_CLOSED),
-            (scheduled_io::Ready::ERROR, Ready::ERROR),
+            (scheduled_io::ReadyBits::READABLE, Ready::READABLE),
+            (scheduled_io::ReadyBits::WRITABLE, Ready::WRITABLE),
+            (scheduled_io::ReadyBits::READ_CLOSED, Ready::READ_CLOSED),
+            (scheduled_io::ReadyBits::WRITE_CLOSED, Ready::WRITE_CLOSED),
+            (scheduled_io::ReadyBits::ERROR, Ready::ERROR),
         ];
         pairs
             .into_iter()
@@ -149,7 +151,7 @@ mod tests {
         assert!(Ready::READ_CLOSED.is_readable());
         assert!(!Ready::READ_CLOSED.is_writable());
         assert!(Ready::WRITE_CLOSED.is_writable());
-        let driver = scheduled_io::Ready::READABLE | scheduled_io::Ready::ERROR;
+        let driver = scheduled_io::ReadyBits::READABLE | scheduled_io::ReadyBits::ERROR;
         let public = Ready::from_driver(driver);
         assert_eq!(public, Ready::READABLE | Ready::ERROR);
         assert_eq!(public - Ready::ERROR, Ready::READABLE);

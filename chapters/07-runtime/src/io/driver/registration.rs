@@ -25,7 +25,7 @@
 //!
 //! Book: Chapter 7, "The I/O driver".
 
-use super::scheduled_io::{Direction, Ready, ReadyEvent, ScheduledIo};
+use super::scheduled_io::{Direction, ReadyBits, ReadyEvent, ScheduledIo};
 use crate::driver;
 use crate::runtime::context;
 use crate::task::coop;
@@ -177,14 +177,14 @@ impl Registration {
     /// Waits until any direction of `interest` is ready, in the waiter list,
     /// and returns every readiness bit seen in those directions (for the
     /// public `ready(interest)`; `readable()` is `readiness(Read)`).
-    pub(crate) async fn ready(&self, interest: crate::io::Interest) -> io::Result<Ready> {
+    pub(crate) async fn ready(&self, interest: crate::io::Interest) -> io::Result<ReadyBits> {
         let mut waits: Vec<_> = interest
             .directions()
             .map(|direction| self.io.readiness(direction))
             .collect();
         std::future::poll_fn(|cx| {
             let budget = ready!(coop::poll_proceed(cx));
-            let mut seen = Ready::EMPTY;
+            let mut seen = ReadyBits::EMPTY;
             for wait in &mut waits {
                 if let Poll::Ready(event) = std::pin::Pin::new(wait).poll(cx) {
                     seen = seen | event.ready;
@@ -232,7 +232,7 @@ impl Registration {
     pub(crate) fn ready_event(&self, interest: crate::io::Interest) -> Option<ReadyEvent> {
         let mask = interest
             .directions()
-            .fold(Ready::EMPTY, |mask, direction| mask | direction.mask());
+            .fold(ReadyBits::EMPTY, |mask, direction| mask | direction.mask());
         self.io.ready_matching(mask)
     }
 

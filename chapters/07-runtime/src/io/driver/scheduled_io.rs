@@ -52,33 +52,33 @@ use std::task::{Context, Poll, Waker};
 
 /// Readiness bits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub(crate) struct Ready(u16);
+pub(crate) struct ReadyBits(u16);
 
-impl Ready {
-    pub(crate) const EMPTY: Ready = Ready(0);
-    pub(crate) const READABLE: Ready = Ready(1);
-    pub(crate) const WRITABLE: Ready = Ready(2);
-    pub(crate) const READ_CLOSED: Ready = Ready(4);
-    pub(crate) const WRITE_CLOSED: Ready = Ready(8);
-    pub(crate) const ERROR: Ready = Ready(16);
+impl ReadyBits {
+    pub(crate) const EMPTY: ReadyBits = ReadyBits(0);
+    pub(crate) const READABLE: ReadyBits = ReadyBits(1);
+    pub(crate) const WRITABLE: ReadyBits = ReadyBits(2);
+    pub(crate) const READ_CLOSED: ReadyBits = ReadyBits(4);
+    pub(crate) const WRITE_CLOSED: ReadyBits = ReadyBits(8);
+    pub(crate) const ERROR: ReadyBits = ReadyBits(16);
 
     /// What a mio event reports.
-    pub(crate) fn from_event(event: &mio::event::Event) -> Ready {
-        let mut ready = Ready::EMPTY;
+    pub(crate) fn from_event(event: &mio::event::Event) -> ReadyBits {
+        let mut ready = ReadyBits::EMPTY;
         if event.is_readable() {
-            ready = ready | Ready::READABLE;
+            ready = ready | ReadyBits::READABLE;
         }
         if event.is_writable() {
-            ready = ready | Ready::WRITABLE;
+            ready = ready | ReadyBits::WRITABLE;
         }
         if event.is_read_closed() {
-            ready = ready | Ready::READ_CLOSED;
+            ready = ready | ReadyBits::READ_CLOSED;
         }
         if event.is_write_closed() {
-            ready = ready | Ready::WRITE_CLOSED;
+            ready = ready | ReadyBits::WRITE_CLOSED;
         }
         if event.is_error() {
-            ready = ready | Ready::ERROR;
+            ready = ready | ReadyBits::ERROR;
         }
         ready
     }
@@ -87,30 +87,30 @@ impl Ready {
         self.0 == 0
     }
 
-    pub(crate) fn intersects(self, other: Ready) -> bool {
+    pub(crate) fn intersects(self, other: ReadyBits) -> bool {
         self.0 & other.0 != 0
     }
 }
 
-impl std::ops::BitOr for Ready {
-    type Output = Ready;
-    fn bitor(self, other: Ready) -> Ready {
-        Ready(self.0 | other.0)
+impl std::ops::BitOr for ReadyBits {
+    type Output = ReadyBits;
+    fn bitor(self, other: ReadyBits) -> ReadyBits {
+        ReadyBits(self.0 | other.0)
     }
 }
 
-impl std::ops::BitAnd for Ready {
-    type Output = Ready;
-    fn bitand(self, other: Ready) -> Ready {
-        Ready(self.0 & other.0)
+impl std::ops::BitAnd for ReadyBits {
+    type Output = ReadyBits;
+    fn bitand(self, other: ReadyBits) -> ReadyBits {
+        ReadyBits(self.0 & other.0)
     }
 }
 
-impl std::ops::Sub for Ready {
-    type Output = Ready;
+impl std::ops::Sub for ReadyBits {
+    type Output = ReadyBits;
     /// The states of `self` that are not in `other`.
-    fn sub(self, other: Ready) -> Ready {
-        Ready(self.0 & !other.0)
+    fn sub(self, other: ReadyBits) -> ReadyBits {
+        ReadyBits(self.0 & !other.0)
     }
 }
 
@@ -124,10 +124,10 @@ pub(crate) enum Direction {
 impl Direction {
     /// The readiness that lets this direction proceed (closing and errors
     /// do too: the next call returns them).
-    pub(crate) fn mask(self) -> Ready {
+    pub(crate) fn mask(self) -> ReadyBits {
         match self {
-            Direction::Read => Ready::READABLE | Ready::READ_CLOSED | Ready::ERROR,
-            Direction::Write => Ready::WRITABLE | Ready::WRITE_CLOSED | Ready::ERROR,
+            Direction::Read => ReadyBits::READABLE | ReadyBits::READ_CLOSED | ReadyBits::ERROR,
+            Direction::Write => ReadyBits::WRITABLE | ReadyBits::WRITE_CLOSED | ReadyBits::ERROR,
         }
     }
 }
@@ -136,7 +136,7 @@ impl Direction {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct ReadyEvent {
     pub(crate) tick: u16,
-    pub(crate) ready: Ready,
+    pub(crate) ready: ReadyBits,
 }
 
 // ANCHOR: word
@@ -180,14 +180,14 @@ impl Default for ScheduledIo {
     }
 }
 
-fn pack(tick: u16, ready: Ready) -> u64 {
+fn pack(tick: u16, ready: ReadyBits) -> u64 {
     (u64::from(tick) << TICK_SHIFT) | u64::from(ready.0)
 }
 
-fn unpack(word: u64) -> (u16, Ready) {
+fn unpack(word: u64) -> (u16, ReadyBits) {
     (
         (word >> TICK_SHIFT) as u16,
-        Ready((word & READINESS_MASK) as u16),
+        ReadyBits((word & READINESS_MASK) as u16),
     )
 }
 
@@ -195,7 +195,7 @@ impl ScheduledIo {
     /// The driver saw an event at turn `tick`: add its readiness, stamp the
     /// tick, and wake whoever waits for it.
     // ANCHOR: set_readiness
-    pub(crate) fn set_readiness(&self, tick: u16, ready: Ready) {
+    pub(crate) fn set_readiness(&self, tick: u16, ready: ReadyBits) {
         let mut current = self.readiness.load(Ordering::Acquire);
         loop {
             let (_, old) = unpack(current);
@@ -216,7 +216,7 @@ impl ScheduledIo {
 
     /// Wakes the waiters whose direction `ready` serves.
     // ANCHOR: wake
-    pub(crate) fn wake(&self, ready: Ready) {
+    pub(crate) fn wake(&self, ready: ReadyBits) {
         let mut listed = Vec::new();
         let (reader, writer) = {
             let mut waiters = self.waiters.lock();
@@ -283,7 +283,7 @@ impl ScheduledIo {
     /// The states of `mask` set now, if any, read in one load so that they
     /// share one tick (for `AsyncFd`'s guards, which may wait on both
     /// directions at once). Once shut down, the whole mask.
-    pub(crate) fn ready_matching(&self, mask: Ready) -> Option<ReadyEvent> {
+    pub(crate) fn ready_matching(&self, mask: ReadyBits) -> Option<ReadyEvent> {
         let word = self.readiness.load(Ordering::Acquire);
         let (tick, ready) = unpack(word);
         if word & SHUTDOWN != 0 {
@@ -293,7 +293,7 @@ impl ScheduledIo {
         (!ready.is_empty()).then_some(ReadyEvent { tick, ready })
     }
 
-    /// Ready if the direction's readiness is set; otherwise leaves the
+    /// ReadyBits if the direction's readiness is set; otherwise leaves the
     /// task's waker for the driver.
     // ANCHOR: poll_ready
     pub(crate) fn poll_ready(
@@ -343,7 +343,7 @@ impl ScheduledIo {
     /// errors are never cleared.
     // ANCHOR: clear_readiness
     pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
-        let clear = event.ready & (Ready::READABLE | Ready::WRITABLE);
+        let clear = event.ready & (ReadyBits::READABLE | ReadyBits::WRITABLE);
         let mut current = self.readiness.load(Ordering::Acquire);
         loop {
             let (tick, ready) = unpack(current);
@@ -449,17 +449,28 @@ impl Drop for Readiness<'_> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicUsize;
+
+    /// A waker that counts its wake-ups.
+    struct WakeCounter(AtomicUsize);
+
+    impl std::task::Wake for WakeCounter {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
 
     #[test]
     fn a_clear_with_a_stale_tick_keeps_the_new_edge() {
         let io = ScheduledIo::default();
         let mut cx = Context::from_waker(Waker::noop());
-        io.set_readiness(1, Ready::READABLE);
+        io.set_readiness(1, ReadyBits::READABLE);
         let Poll::Ready(seen) = io.poll_ready(&mut cx, Direction::Read) else {
             panic!("readable");
         };
         // The task reads until WouldBlock; meanwhile a new edge arrives.
-        io.set_readiness(2, Ready::READABLE);
+        io.set_readiness(2, ReadyBits::READABLE);
         io.clear_readiness(seen);
         assert!(
             io.poll_ready(&mut cx, Direction::Read).is_ready(),
@@ -477,9 +488,9 @@ mod tests {
     fn closing_is_never_cleared_and_directions_are_separate() {
         let io = ScheduledIo::default();
         let mut cx = Context::from_waker(Waker::noop());
-        io.set_readiness(1, Ready::WRITABLE);
+        io.set_readiness(1, ReadyBits::WRITABLE);
         assert!(io.poll_ready(&mut cx, Direction::Read).is_pending());
-        io.set_readiness(2, Ready::READ_CLOSED);
+        io.set_readiness(2, ReadyBits::READ_CLOSED);
         let Poll::Ready(seen) = io.poll_ready(&mut cx, Direction::Read) else {
             panic!("read closed");
         };
@@ -489,17 +500,9 @@ mod tests {
 
     #[test]
     fn every_listed_waiter_is_woken_and_a_dropped_one_leaves_the_list() {
-        use std::sync::Arc;
-        use std::sync::atomic::AtomicUsize;
-        struct Count(AtomicUsize);
-        impl std::task::Wake for Count {
-            fn wake(self: Arc<Self>) {
-                self.0.fetch_add(1, Ordering::SeqCst);
-            }
-        }
         let io = ScheduledIo::default();
-        let counts: Vec<Arc<Count>> = (0..3)
-            .map(|_| Arc::new(Count(AtomicUsize::new(0))))
+        let counts: Vec<Arc<WakeCounter>> = (0..3)
+            .map(|_| Arc::new(WakeCounter(AtomicUsize::new(0))))
             .collect();
         let mut futures: Vec<_> = (0..3)
             .map(|_| Box::pin(io.readiness(Direction::Read)))
@@ -515,13 +518,13 @@ mod tests {
         }
         // The middle one is cancelled: it must not be woken, nor stay listed.
         drop(futures.remove(1));
-        io.set_readiness(1, Ready::WRITABLE);
+        io.set_readiness(1, ReadyBits::WRITABLE);
         assert!(
             counts
                 .iter()
                 .all(|count| count.0.load(Ordering::SeqCst) == 0)
         );
-        io.set_readiness(2, Ready::READABLE);
+        io.set_readiness(2, ReadyBits::READABLE);
         let woken: Vec<usize> = counts
             .iter()
             .map(|count| count.0.load(Ordering::SeqCst))
@@ -544,28 +547,20 @@ mod tests {
 
     #[test]
     fn the_driver_wakes_the_waiting_reader() {
-        use std::sync::Arc;
-        use std::sync::atomic::AtomicUsize;
-        struct Count(AtomicUsize);
-        impl std::task::Wake for Count {
-            fn wake(self: Arc<Self>) {
-                self.0.fetch_add(1, Ordering::SeqCst);
-            }
-        }
-        let count = Arc::new(Count(AtomicUsize::new(0)));
+        let count = Arc::new(WakeCounter(AtomicUsize::new(0)));
         let waker = Waker::from(count.clone());
         let io = ScheduledIo::default();
         assert!(
             io.poll_ready(&mut Context::from_waker(&waker), Direction::Read)
                 .is_pending()
         );
-        io.set_readiness(1, Ready::WRITABLE);
+        io.set_readiness(1, ReadyBits::WRITABLE);
         assert_eq!(
             count.0.load(Ordering::SeqCst),
             0,
             "writability does not wake a reader"
         );
-        io.set_readiness(2, Ready::READABLE);
+        io.set_readiness(2, ReadyBits::READABLE);
         assert_eq!(count.0.load(Ordering::SeqCst), 1);
     }
 }
@@ -581,11 +576,11 @@ mod loom_readiness {
     fn loom_clear_readiness_never_erases_a_newer_edge() {
         loom::model(|| {
             let io = Arc::new(ScheduledIo::default());
-            io.set_readiness(1, Ready::READABLE);
+            io.set_readiness(1, ReadyBits::READABLE);
             let seen = io.ready_in(Direction::Read).expect("readable at tick 1");
             let driver = {
                 let io = io.clone();
-                thread::spawn(move || io.set_readiness(2, Ready::READABLE))
+                thread::spawn(move || io.set_readiness(2, ReadyBits::READABLE))
             };
             io.clear_readiness(seen);
             driver.join().unwrap();
@@ -611,7 +606,7 @@ mod loom_readiness {
             let io = Arc::new(ScheduledIo::default());
             let driver = {
                 let io = io.clone();
-                thread::spawn(move || io.set_readiness(1, Ready::READABLE))
+                thread::spawn(move || io.set_readiness(1, ReadyBits::READABLE))
             };
             let flag = std::sync::Arc::new(Flag(AtomicBool::new(false)));
             let waker = Waker::from(flag.clone());

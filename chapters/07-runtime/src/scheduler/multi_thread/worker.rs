@@ -204,6 +204,7 @@ pub(crate) fn spawn_thread(
 /// its core (run queue, LIFO slot, parker) first moves to a new thread, so
 /// the worker's other tasks go on running while `f` blocks. See
 /// [`task::block_in_place`](crate::task::block_in_place).
+#[track_caller]
 pub(crate) fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
     let cx = CURRENT.with(Cell::get);
     if !cx.is_null() {
@@ -252,6 +253,7 @@ impl WorkerContext {
     /// Gives this worker's core to a new thread (for `block_in_place`),
     /// unless it is gone already (a second call, or shutdown). Tasks that
     /// yielded are woken first, into the core's queue, so they move too.
+    #[track_caller]
     fn hand_off_core(&self) {
         self.wake_deferred();
         let Some(core) = self.core.borrow_mut().take() else {
@@ -270,11 +272,12 @@ impl WorkerContext {
         let thread = std::thread::Builder::new().name(name);
         if let Err((core, parker, error)) = spawn_thread(self.handle.clone(), core, parker, thread)
         {
-            // No thread to take over: keep the core, and block this worker
-            // (its other tasks wait, or are stolen) rather than lose them.
-            eprintln!("rt: block_in_place could not start a thread ({error}); blocking the worker");
+            // No thread to take over: put the core back, so this worker's
+            // other tasks are not lost, and fail the call at its caller's
+            // line, as std::thread::spawn and Tokio's block_in_place do.
             *self.core.borrow_mut() = Some(core);
             *self.parker.borrow_mut() = Some(parker);
+            panic!("rt: block_in_place could not start a thread to take over the worker: {error}");
         }
     }
 
