@@ -42,7 +42,7 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    current().spawn_blocking(f, std::panic::Location::caller())
+    current().spawn_blocking(f, std::panic::Location::caller(), false)
 }
 
 /// As [`spawn_blocking`], for a job that must run even if the runtime
@@ -60,7 +60,7 @@ where
     F: FnOnce() -> R + Send + 'static,
     R: Send + 'static,
 {
-    current().spawn_mandatory_blocking(f, std::panic::Location::caller())
+    current().spawn_blocking(f, std::panic::Location::caller(), true)
 }
 
 /// The current runtime, for a job to run on its pool.

@@ -145,6 +145,23 @@ pub const DEFAULT_MAX_BLOCKING_THREADS: usize = 512;
 /// How long an idle blocking thread waits for work before it exits.
 pub const DEFAULT_THREAD_KEEP_ALIVE: Duration = Duration::from_secs(10);
 
+/// The thread hooks' setters, each storing its closure in one slot of
+/// `thread_hooks`: one line per hook, with its doc.
+macro_rules! thread_hooks {
+    ($($(#[$doc:meta])* $name:ident => $slot:ident;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name<F>(&mut self, f: F) -> &mut Builder
+            where
+                F: Fn() + Send + Sync + 'static,
+            {
+                self.thread_hooks.$slot = Some(Arc::new(f));
+                self
+            }
+        )*
+    };
+}
+
 impl Builder {
     /// A builder for the multi-threaded, work-stealing runtime.
     pub fn new_multi_thread() -> Builder {
@@ -365,46 +382,21 @@ impl Builder {
         self
     }
 
-    /// Runs `f` on each thread the runtime starts (workers and blocking
-    /// threads) before it does anything else.
-    pub fn on_thread_start<F>(&mut self, f: F) -> &mut Builder
-    where
-        F: Fn() + Send + Sync + 'static,
-    {
-        self.thread_hooks.start = Some(Arc::new(f));
-        self
-    }
-
-    /// Runs `f` on each thread the runtime starts, as it ends (a worker at
-    /// shutdown, a blocking thread when it has been idle too long).
-    pub fn on_thread_stop<F>(&mut self, f: F) -> &mut Builder
-    where
-        F: Fn() + Send + Sync + 'static,
-    {
-        self.thread_hooks.stop = Some(Arc::new(f));
-        self
-    }
-
-    /// Runs `f` on a worker thread each time it runs out of work and is
-    /// about to sleep (and on the thread in a current-thread runtime's
-    /// `block_on`), as Tokio's hook of this name does. Not run by blocking
-    /// threads.
-    pub fn on_thread_park<F>(&mut self, f: F) -> &mut Builder
-    where
-        F: Fn() + Send + Sync + 'static,
-    {
-        self.thread_hooks.park = Some(Arc::new(f));
-        self
-    }
-
-    /// Runs `f` on a worker thread each time it wakes from sleep with work
-    /// to do: the counterpart of [`on_thread_park`](Builder::on_thread_park).
-    pub fn on_thread_unpark<F>(&mut self, f: F) -> &mut Builder
-    where
-        F: Fn() + Send + Sync + 'static,
-    {
-        self.thread_hooks.unpark = Some(Arc::new(f));
-        self
+    thread_hooks! {
+        /// Runs `f` on each thread the runtime starts (workers and blocking
+        /// threads) before it does anything else.
+        on_thread_start => start;
+        /// Runs `f` on each thread the runtime starts, as it ends (a worker at
+        /// shutdown, a blocking thread when it has been idle too long).
+        on_thread_stop => stop;
+        /// Runs `f` on a worker thread each time it runs out of work and is
+        /// about to sleep (and on the thread in a current-thread runtime's
+        /// `block_on`), as Tokio's hook of this name does. Not run by blocking
+        /// threads.
+        on_thread_park => park;
+        /// Runs `f` on a worker thread each time it wakes from sleep with work
+        /// to do: the counterpart of [`on_thread_park`](Builder::on_thread_park).
+        on_thread_unpark => unpark;
     }
 
     /// Names the runtime: [`Handle::name`](super::Handle::name) returns

@@ -15,6 +15,19 @@ use crate::scheduler::stats::{POLL_TIME_BUCKETS, bucket_upper_ns};
 use std::panic::Location;
 use std::time::{Duration, Instant};
 
+/// The per-worker counters, each read the same way from the worker's
+/// stats: one getter per line, with its doc.
+macro_rules! worker_counters {
+    ($($(#[$doc:meta])* $name:ident => $field:ident;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name(&self, worker: usize) -> u64 {
+                self.handle.resources().stats[worker].$field.get()
+            }
+        )*
+    };
+}
+
 /// A view of a runtime's counters. Cheap to create; every read is live.
 #[derive(Clone)]
 pub struct RuntimeMetrics {
@@ -68,62 +81,33 @@ impl RuntimeMetrics {
         }
     }
 
-    /// Tasks polled by `worker`.
-    pub fn worker_poll_count(&self, worker: usize) -> u64 {
-        self.handle.resources().stats[worker].polls.get()
-    }
-
-    /// Of those, tasks taken from the LIFO slot.
-    pub fn worker_lifo_poll_count(&self, worker: usize) -> u64 {
-        self.handle.resources().stats[worker].lifo_polls.get()
-    }
-
-    /// Tasks `worker` stole from others.
-    pub fn worker_steal_count(&self, worker: usize) -> u64 {
-        self.handle.resources().stats[worker].steals.get()
-    }
-
-    /// Successful steal operations by `worker`.
-    pub fn worker_steal_operations(&self, worker: usize) -> u64 {
-        self.handle.resources().stats[worker].steal_operations.get()
-    }
-
-    /// Times `worker`'s queue overflowed into the inject queue.
-    pub fn worker_overflow_count(&self, worker: usize) -> u64 {
-        self.handle.resources().stats[worker].overflows.get()
-    }
-
-    /// Tasks `worker` scheduled onto itself (LIFO slot or ring).
-    pub fn worker_local_schedule_count(&self, worker: usize) -> u64 {
-        self.handle.resources().stats[worker].local_schedules.get()
-    }
-
-    /// Tasks `worker` took from the inject queue.
-    pub fn worker_inject_pull_count(&self, worker: usize) -> u64 {
-        self.handle.resources().stats[worker].inject_pulls.get()
-    }
-
-    /// Times `worker` parked.
-    pub fn worker_park_count(&self, worker: usize) -> u64 {
-        self.handle.resources().stats[worker].parks.get()
+    worker_counters! {
+        /// Tasks polled by `worker`.
+        worker_poll_count => polls;
+        /// Of those, tasks taken from the LIFO slot.
+        worker_lifo_poll_count => lifo_polls;
+        /// Tasks `worker` stole from others.
+        worker_steal_count => steals;
+        /// Successful steal operations by `worker`.
+        worker_steal_operations => steal_operations;
+        /// Times `worker`'s queue overflowed into the inject queue.
+        worker_overflow_count => overflows;
+        /// Tasks `worker` scheduled onto itself (LIFO slot or ring).
+        worker_local_schedule_count => local_schedules;
+        /// Tasks `worker` took from the inject queue.
+        worker_inject_pull_count => inject_pulls;
+        /// Times `worker` parked.
+        worker_park_count => parks;
+        /// Times `worker` was woken to run work.
+        worker_unpark_count => unparks;
+        /// Polls on `worker` that ended with the task's budget spent.
+        worker_budget_forced_yield_count => budget_forced_yields;
     }
 
     /// Times `worker` parked plus times it woke with work, as Tokio counts
     /// it: an odd value means the worker is parked now.
     pub fn worker_park_unpark_count(&self, worker: usize) -> u64 {
         self.worker_park_count(worker) + self.worker_unpark_count(worker)
-    }
-
-    /// Times `worker` was woken to run work.
-    pub fn worker_unpark_count(&self, worker: usize) -> u64 {
-        self.handle.resources().stats[worker].unparks.get()
-    }
-
-    /// Polls on `worker` that ended with the task's budget spent.
-    pub fn worker_budget_forced_yield_count(&self, worker: usize) -> u64 {
-        self.handle.resources().stats[worker]
-            .budget_forced_yields
-            .get()
     }
 
     /// Sockets registered with the I/O driver now.

@@ -340,7 +340,8 @@ impl Handle {
         F: FnOnce() -> R + Send + 'static,
         R: Send + 'static,
     {
-        self.inner.spawn_blocking(f, std::panic::Location::caller())
+        self.inner
+            .spawn_blocking(f, std::panic::Location::caller(), false)
     }
 }
 

@@ -175,45 +175,19 @@ impl Scheduler {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
+        let id = self.resources().next_id();
         match self {
-            Scheduler::CurrentThread(scheduler) => scheduler.spawn(future, location),
-            Scheduler::MultiThread(scheduler) => scheduler.spawn(future, location),
+            Scheduler::CurrentThread(s) => s.owned.spawn(future, s, id, location),
+            Scheduler::MultiThread(s) => s.owned.spawn(future, s, id, location),
         }
     }
 
     /// Runs `f` on the blocking pool, with this runtime current on the
-    /// pool's thread while it runs.
+    /// pool's thread while it runs. A `mandatory` job runs even if the
+    /// runtime begins to shut down while it waits for a thread (a file
+    /// write already reported done); another is then cancelled.
     #[track_caller]
     pub(crate) fn spawn_blocking<F, R>(
-        &self,
-        f: F,
-        location: &'static Location<'static>,
-    ) -> JoinHandle<R>
-    where
-        F: FnOnce() -> R + Send + 'static,
-        R: Send + 'static,
-    {
-        self.spawn_blocking_job(f, location, false)
-    }
-
-    /// As [`spawn_blocking`](Self::spawn_blocking), for a job that runs
-    /// even if the runtime begins to shut down while it waits for a thread
-    /// (a file write already reported done).
-    #[track_caller]
-    pub(crate) fn spawn_mandatory_blocking<F, R>(
-        &self,
-        f: F,
-        location: &'static Location<'static>,
-    ) -> JoinHandle<R>
-    where
-        F: FnOnce() -> R + Send + 'static,
-        R: Send + 'static,
-    {
-        self.spawn_blocking_job(f, location, true)
-    }
-
-    #[track_caller]
-    fn spawn_blocking_job<F, R>(
         &self,
         f: F,
         location: &'static Location<'static>,

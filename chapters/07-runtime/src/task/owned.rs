@@ -60,6 +60,28 @@ impl<S: Schedule> OwnedTasks<S> {
         }
     }
 
+    /// Creates a task, adds it to the list and queues it on `scheduler`
+    /// (unless the list is closed, when it is cancelled on the spot): a
+    /// spawn, the same for every scheduler.
+    pub(crate) fn spawn<T>(
+        &self,
+        future: T,
+        scheduler: &S,
+        id: u64,
+        location: &'static std::panic::Location<'static>,
+    ) -> JoinHandle<T::Output>
+    where
+        S: Clone,
+        T: Future + Send + 'static,
+        T::Output: Send + 'static,
+    {
+        let (join, notified) = self.bind(future, scheduler.clone(), id, location);
+        if let Some(notified) = notified {
+            scheduler.schedule(notified);
+        }
+        join
+    }
+
     /// Creates a task and adds it to the list. Returns its JoinHandle and the
     /// Notified to push to a run queue, or no Notified if the list is closed
     /// (the task was cancelled on the spot).

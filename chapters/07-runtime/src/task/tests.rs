@@ -86,13 +86,8 @@ impl ToySpawn for Arc<ToyScheduler> {
         F::Output: Send + 'static,
     {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed) as u64;
-        let (join, notified) =
-            self.owned
-                .bind(future, self.clone(), id, std::panic::Location::caller());
-        if let Some(notified) = notified {
-            self.schedule(notified);
-        }
-        join
+        self.owned
+            .spawn(future, self, id, std::panic::Location::caller())
     }
 }
 

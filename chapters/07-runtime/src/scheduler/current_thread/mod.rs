@@ -53,7 +53,7 @@ use crate::driver::DriverHandle;
 use crate::loom::{AtomicBool, AtomicUsize, Mutex, Ordering};
 use crate::task::coop;
 use crate::task::owned::OwnedTasks;
-use crate::task::{self, JoinHandle, Schedule, Task};
+use crate::task::{self, Schedule, Task};
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::future::Future;
@@ -182,24 +182,6 @@ impl CurrentThread {
             state: AtomicUsize::new(0),
             woken: AtomicBool::new(false),
         })
-    }
-
-    /// Spawns a task onto this runtime.
-    pub(crate) fn spawn<F>(
-        self: &Arc<Self>,
-        future: F,
-        location: &'static std::panic::Location<'static>,
-    ) -> JoinHandle<F::Output>
-    where
-        F: Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
-        let id = self.resources.next_id();
-        let (join, notified) = self.owned.bind(future, self.clone(), id, location);
-        if let Some(notified) = notified {
-            self.schedule(notified);
-        }
-        join
     }
 
     /// Work was published for the driving thread (a task queued from
@@ -586,7 +568,8 @@ mod loom_current_thread {
             let spawner = {
                 let scheduler = scheduler.clone();
                 thread::spawn(move || {
-                    drop(scheduler.spawn(async {}, std::panic::Location::caller()));
+                    let location = std::panic::Location::caller();
+                    drop(scheduler.owned.spawn(async {}, &scheduler, 0, location));
                 })
             };
             while scheduler.inject.is_empty() {

@@ -39,10 +39,9 @@ use crate::blocking;
 use crate::driver::DriverHandle;
 use crate::loom::{AtomicU64, Condvar, Mutex, Ordering, fence};
 use crate::task::owned::OwnedTasks;
-use crate::task::{self, JoinHandle, Schedule, Task};
+use crate::task::{self, Schedule, Task};
 use idle::Idle;
 use queue::Steal;
-use std::future::Future;
 use std::sync::Arc;
 
 /// A task ready to run on a worker.
@@ -82,24 +81,6 @@ impl MultiThread {
     /// The number of worker threads.
     pub(crate) fn num_workers(&self) -> usize {
         self.remotes.len()
-    }
-
-    /// Spawns a task onto this runtime.
-    pub(crate) fn spawn<F>(
-        self: &Arc<Self>,
-        future: F,
-        location: &'static std::panic::Location<'static>,
-    ) -> JoinHandle<F::Output>
-    where
-        F: Future + Send + 'static,
-        F::Output: Send + 'static,
-    {
-        let id = self.resources.next_id();
-        let (join, notified) = self.owned.bind(future, self.clone(), id, location);
-        if let Some(notified) = notified {
-            self.schedule_task(notified, false);
-        }
-        join
     }
 
     /// Puts a runnable task on a queue: the current worker's (LIFO slot or

@@ -285,6 +285,21 @@ impl WorkerContext {
         &self.handle.resources.stats[self.index]
     }
 
+    /// Starts a span of `kind` in the trace, ended when it is dropped.
+    fn traced(&self, kind: TraceKind) -> TracedSpan<'_> {
+        let began = self
+            .handle
+            .resources
+            .tracer
+            .as_ref()
+            .map(|tracer| tracer.now());
+        TracedSpan {
+            worker: self,
+            kind,
+            began,
+        }
+    }
+
     fn run(&self) {
         if let Some(core) = self.core.borrow_mut().as_mut() {
             core.start_busy(&self.handle);
@@ -354,15 +369,9 @@ impl WorkerContext {
             core.lifo_enabled = false;
             core.in_driver = true;
         }
-        let began = self
-            .handle
-            .resources
-            .tracer
-            .as_ref()
-            .map(|tracer| tracer.now());
-        self.handle.resources.driver.poll_now();
-        if let (Some(tracer), Some(began)) = (&self.handle.resources.tracer, began) {
-            tracer.span(self.index, began, TraceKind::Driver);
+        {
+            let _traced = self.traced(TraceKind::Driver);
+            self.handle.resources.driver.poll_now();
         }
         self.wake_deferred();
         if let Some(core) = self.core.borrow_mut().as_mut() {
@@ -493,13 +502,7 @@ impl WorkerContext {
         stats
             .parked
             .store(true, std::sync::atomic::Ordering::Relaxed);
-        let began = self
-            .handle
-            .resources
-            .tracer
-            .as_ref()
-            .map(|tracer| tracer.now());
-        let _traced = TraceOnDrop(&self.handle, self.index, began);
+        let _traced = self.traced(TraceKind::Park);
         // `Builder::on_thread_park` now, `on_thread_unpark` on the way out.
         let _unparked = self.handle.resources.config.thread_hooks.parking();
         loop {
@@ -814,12 +817,18 @@ impl FastRand {
 }
 
 /// Records a park span when the park ends, whichever way it returns.
-struct TraceOnDrop<'a>(&'a MultiThread, usize, Option<std::time::Instant>);
+/// A span of the worker's trace, from its creation to its drop (so a span
+/// ends even if what it times returns early); nothing when not tracing.
+struct TracedSpan<'a> {
+    worker: &'a WorkerContext,
+    kind: TraceKind,
+    began: Option<std::time::Instant>,
+}
 
-impl Drop for TraceOnDrop<'_> {
+impl Drop for TracedSpan<'_> {
     fn drop(&mut self) {
-        if let (Some(tracer), Some(began)) = (&self.0.resources.tracer, self.2) {
-            tracer.span(self.1, began, TraceKind::Park);
+        if let (Some(tracer), Some(began)) = (&self.worker.handle.resources.tracer, self.began) {
+            tracer.span(self.worker.index, began, self.kind);
         }
     }
 }
