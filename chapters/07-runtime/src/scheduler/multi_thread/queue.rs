@@ -614,6 +614,18 @@ mod loom_queue {
         std::iter::from_fn(|| local.pop()).collect()
     }
 
+    /// A thief on another thread: one steal into its own ring, and all it
+    /// got (the task handed back and the ones moved into its ring).
+    fn spawn_thief(steal: &Steal<usize>) -> thread::JoinHandle<Vec<usize>> {
+        let steal = steal.clone();
+        thread::spawn(move || {
+            let (_, mut mine) = local::<usize>();
+            let mut got: Vec<usize> = steal.steal_into(&mut mine).into_iter().collect();
+            got.extend(drain(&mut mine));
+            got
+        })
+    }
+
     /// The owner pushes and pops while a thief steals: every task comes out
     /// exactly once.
     #[test]
@@ -621,12 +633,7 @@ mod loom_queue {
         loom::model(|| {
             let (steal, mut owner) = local::<usize>();
             let sink = Arc::new(OverflowSink::default());
-            let thief = thread::spawn(move || {
-                let (_, mut mine) = local::<usize>();
-                let mut got: Vec<usize> = steal.steal_into(&mut mine).into_iter().collect();
-                got.extend(drain(&mut mine));
-                got
-            });
+            let thief = spawn_thief(&steal);
             let mut got = Vec::new();
             for i in 0..3 {
                 owner.push_back_or_overflow(i, &*sink);
@@ -650,12 +657,7 @@ mod loom_queue {
             for i in 0..CAPACITY {
                 owner.push_back_or_overflow(i, &*sink);
             }
-            let thief = thread::spawn(move || {
-                let (_, mut mine) = local::<usize>();
-                let mut got: Vec<usize> = steal.steal_into(&mut mine).into_iter().collect();
-                got.extend(drain(&mut mine));
-                got
-            });
+            let thief = spawn_thief(&steal);
             owner.push_back_or_overflow(CAPACITY, &*sink);
             owner.push_back_or_overflow(CAPACITY + 1, &*sink);
             let mut got = drain(&mut owner);
@@ -676,17 +678,7 @@ mod loom_queue {
             for i in 0..CAPACITY {
                 owner.push_back_or_overflow(i, &*sink);
             }
-            let thieves: Vec<_> = (0..2)
-                .map(|_| {
-                    let steal = steal.clone();
-                    thread::spawn(move || {
-                        let (_, mut mine) = local::<usize>();
-                        let mut got: Vec<usize> = steal.steal_into(&mut mine).into_iter().collect();
-                        got.extend(drain(&mut mine));
-                        got
-                    })
-                })
-                .collect();
+            let thieves: Vec<_> = (0..2).map(|_| spawn_thief(&steal)).collect();
             owner.push_back_or_overflow(CAPACITY, &*sink);
             let mut got = drain(&mut owner);
             for thief in thieves {
@@ -708,17 +700,7 @@ mod loom_queue {
             for i in 0..4 {
                 owner.push_back_or_overflow(i, &sink);
             }
-            let thieves: Vec<_> = (0..2)
-                .map(|_| {
-                    let steal = steal.clone();
-                    thread::spawn(move || {
-                        let (_, mut mine) = local::<usize>();
-                        let mut got: Vec<usize> = steal.steal_into(&mut mine).into_iter().collect();
-                        got.extend(drain(&mut mine));
-                        got
-                    })
-                })
-                .collect();
+            let thieves: Vec<_> = (0..2).map(|_| spawn_thief(&steal)).collect();
             let mut got = drain(&mut owner);
             for thief in thieves {
                 got.extend(thief.join().unwrap());
