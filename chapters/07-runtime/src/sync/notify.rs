@@ -63,7 +63,6 @@
 
 use super::wait_list::{WaitList, WakeList};
 use crate::loom::{AtomicUsize, Mutex, MutexGuard, Ordering};
-use crate::task::coop;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -295,10 +294,10 @@ impl Notified<'_> {
 impl Future for Notified<'_> {
     type Output = ();
 
+    /// Spends no budget, as Tokio's does not: a notification is a signal
+    /// between tasks, not a resource that could be always ready.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let budget = std::task::ready!(coop::poll_proceed(cx));
         if self.get_mut().poll_notified(Some(cx.waker())) {
-            budget.made_progress();
             Poll::Ready(())
         } else {
             Poll::Pending

@@ -465,3 +465,31 @@ fn notify_last_reaches_the_newest_task_left_when_the_chosen_one_is_aborted() {
         });
     });
 }
+
+/// Tokio's `Notified` spends none of the task's cooperative budget (unlike
+/// a channel's receive): a task that notifies itself and waits in a loop
+/// is always ready, and a `biased` `select!` beside a `yield_now` branch
+/// never gets to that branch, since the budget it checks is never spent.
+/// Counted in iterations, not time.
+#[test]
+fn waiting_on_a_notify_spends_no_budget() {
+    limit("notified in a loop", || {
+        shim::runtime().block_on(async {
+            let notify = Notify::new();
+            let mut rounds = 0u32;
+            let spin = async {
+                while rounds < 10_000 {
+                    notify.notify_one();
+                    notify.notified().await;
+                    rounds += 1;
+                }
+            };
+            let spun = rt::select! {
+                biased;
+                () = spin => true,
+                () = rt::task::yield_now() => false,
+            };
+            assert!(spun, "the loop yielded after {rounds} rounds");
+        });
+    });
+}
