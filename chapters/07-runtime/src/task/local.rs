@@ -186,7 +186,13 @@ impl LocalTasks {
             // The handle may be gone: nobody wants the output.
             let _ = output.send(result);
         };
-        self.spawned.borrow_mut().push(task.boxed_local());
+        self.spawned.borrow_mut().push(
+            WithId {
+                id,
+                future: Some(task.boxed_local()),
+            }
+            .boxed_local(),
+        );
         if let Some(waker) = self.waker.borrow().as_ref() {
             waker.wake_by_ref();
         }
@@ -218,6 +224,34 @@ impl LocalTasks {
         // More may be ready: come back after the thread's other work.
         cx.waker().wake_by_ref();
         Poll::Pending
+    }
+}
+
+/// A local task's future, polled and dropped with its id published as the
+/// running task's, so `task::id()` works inside it and in the destructors
+/// of what it holds, as in any other task.
+struct WithId {
+    id: Id,
+    /// `None` once dropped (taken in `drop`, so it drops inside the id).
+    future: Option<LocalBoxFuture<'static, ()>>,
+}
+
+impl Future for WithId {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let _id = super::id::enter(self.id.0);
+        match self.future.as_mut() {
+            Some(future) => future.poll_unpin(cx),
+            None => Poll::Ready(()),
+        }
+    }
+}
+
+impl Drop for WithId {
+    fn drop(&mut self) {
+        let _id = super::id::enter(self.id.0);
+        drop(self.future.take());
     }
 }
 

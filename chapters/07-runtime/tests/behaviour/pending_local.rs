@@ -89,3 +89,39 @@ fn spawn_local_outside_a_local_set_panics() {
         });
     });
 }
+
+/// A task on a `LocalSet` is a task like any other for `task::id()`: inside
+/// it, `try_id()` is the id its handle reports, and the id is still set
+/// while the runtime drops what the task held when it was aborted.
+#[test]
+fn a_local_task_knows_its_id_while_it_runs_and_while_it_is_dropped() {
+    /// Records `task::try_id()` when dropped.
+    struct Probe(Rc<Cell<Option<Option<task::Id>>>>);
+    impl Drop for Probe {
+        fn drop(&mut self) {
+            self.0.set(Some(task::try_id()));
+        }
+    }
+    limit("local task ids", || {
+        let runtime = shim::runtime();
+        let local = LocalSet::new();
+        local.block_on(&runtime, async {
+            let handle = task::spawn_local(async { task::try_id() });
+            let id = handle.id();
+            assert_eq!(handle.await.unwrap(), Some(id));
+
+            let seen = Rc::new(Cell::new(None));
+            let probe = Probe(seen.clone());
+            let handle = task::spawn_local(async move {
+                let _probe = probe;
+                std::future::pending::<()>().await;
+            });
+            let id = handle.id();
+            task::yield_now().await;
+            handle.abort();
+            assert!(handle.await.unwrap_err().is_cancelled());
+            assert_eq!(seen.get(), Some(Some(id)));
+            assert_eq!(task::try_id(), None, "block_on's future is no task");
+        });
+    });
+}
