@@ -23,7 +23,8 @@
 //!   half of one;
 //! * `listener_methods!`: `accept` and `poll_accept`, `local_addr`,
 //!   `into_std`;
-//! * `fd_impls!`: `AsRawFd` and `AsFd`.
+//! * `fd_impls!`: `AsRawFd` and `AsFd`;
+//! * `try_from_std!`: `TryFrom` the `std` socket, which is `from_std`.
 //!
 //! Every macro expects the type to keep its socket in a field `io`, a
 //! `RegisteredSource` (the halves name the path to it instead).
@@ -48,6 +49,23 @@ macro_rules! fd_impls {
     )*};
 }
 pub(crate) use fd_impls;
+
+/// `TryFrom` a `std` socket, for types with a `from_std`, as Tokio has it:
+/// `try_from_std!(UdpSocket: std::net::UdpSocket)`. It is `from_std` under
+/// the standard name, so it fails the same way (outside a runtime).
+macro_rules! try_from_std {
+    ($($ty:ident: $std:ty),*) => {$(
+        impl ::std::convert::TryFrom<$std> for $ty {
+            type Error = ::std::io::Error;
+
+            /// Takes over the `std` socket: [`from_std`](Self::from_std).
+            fn try_from(socket: $std) -> ::std::io::Result<$ty> {
+                $ty::from_std(socket)
+            }
+        }
+    )*};
+}
+pub(crate) use try_from_std;
 
 // ANCHOR: readiness
 /// The readiness API on `&self`, for a type whose `io` field is a

@@ -29,7 +29,9 @@
 //! Book: Chapter 7, "Sockets and signals".
 
 use super::addr::{self, ToSocketAddrs, first_that_works};
-use super::shared::{addressed_datagram_methods, datagram_methods, fd_impls, readiness_methods};
+use super::shared::{
+    addressed_datagram_methods, datagram_methods, fd_impls, readiness_methods, try_from_std,
+};
 use crate::io::driver::registered_source::RegisteredSource;
 use crate::io::driver::scheduled_io::Direction;
 use std::io;
@@ -250,3 +252,4 @@ fn inet(addr: socket2::SockAddr) -> io::Result<SocketAddr> {
 }
 
 fd_impls!(UdpSocket);
+try_from_std!(UdpSocket: std::net::UdpSocket);

@@ -16,7 +16,9 @@ mod split;
 
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 
-use super::shared::{fd_impls, listener_methods, readiness_methods, stream_methods, stream_traits};
+use super::shared::{
+    fd_impls, listener_methods, readiness_methods, stream_methods, stream_traits, try_from_std,
+};
 use crate::io::driver::registered_source::RegisteredSource;
 use std::io;
 use std::os::unix::net::SocketAddr;
@@ -136,3 +138,7 @@ impl UnixStream {
 stream_traits!(both UnixStream, |stream| stream.io);
 
 fd_impls!(UnixListener, UnixStream);
+try_from_std!(
+    UnixListener: std::os::unix::net::UnixListener,
+    UnixStream: std::os::unix::net::UnixStream
+);
