@@ -10,8 +10,13 @@
 //! The socket file stays after the listener closes (as with any Unix
 //! socket); remove it before binding the path again.
 //!
+//! Unix datagrams are in `unix/datagram.rs`: `UnixDatagram` is UDP's kind of
+//! socket, not a stream, and is exported as `rt::net::UnixDatagram`, where
+//! Tokio has it.
+//!
 //! Book: Chapter 7, "Sockets and signals".
 
+pub(super) mod datagram;
 mod split;
 
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};

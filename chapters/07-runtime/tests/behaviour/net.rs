@@ -1,6 +1,6 @@
 //! `TcpListener` and `TcpStream`.
 
-use super::limit;
+use super::{SocketDir, limit};
 use crate::{rt, shim};
 use rt::net::{TcpListener, TcpStream};
 use std::io::ErrorKind;
@@ -256,13 +256,7 @@ fn a_listener_from_std_accepts() {
 fn every_socket_type_converts_from_std_with_try_from() {
     use rt::net::{UdpSocket, UnixListener, UnixStream};
     limit("try_from std", || {
-        let dir = std::env::temp_dir().join(format!(
-            "rt-net-try-from-{}-{}",
-            shim::NAME,
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = SocketDir::new("try-from");
         let path = dir.join("listener.sock");
         shim::runtime().block_on(async {
             // Tokio asks for non-blocking sockets (and checks, in debug
@@ -302,6 +296,5 @@ fn every_socket_type_converts_from_std_with_try_from() {
                 .expect("accept on a TryFrom Unix listener hung")
                 .unwrap();
         });
-        let _ = std::fs::remove_dir_all(&dir);
     });
 }
