@@ -21,12 +21,20 @@ mod split;
 
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 
+/// The address of a Unix socket: a path, an abstract name (Linux) or none
+/// (unnamed), at Tokio's path `net::unix::SocketAddr`.
+///
+/// Tokio's is a wrapper of std's type with `is_unnamed`, `as_pathname` and
+/// (on Linux) `as_abstract_name`, and `From` each way; ours is std's type
+/// itself, so the first two and the conversions are the same, and
+/// `as_abstract_name` needs `std::os::linux::net::SocketAddrExt` in scope.
+pub use std::os::unix::net::SocketAddr;
+
 use super::shared::{
     fd_impls, listener_methods, readiness_methods, stream_methods, stream_traits, try_from_std,
 };
 use crate::io::driver::registered_source::RegisteredSource;
 use std::io;
-use std::os::unix::net::SocketAddr;
 use std::path::Path;
 
 /// A listening Unix-domain socket.

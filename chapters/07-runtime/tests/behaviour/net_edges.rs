@@ -549,8 +549,8 @@ fn unix_datagram_bind_send_to_and_recv_from_paths() {
 }
 
 /// `UnixDatagram::unbound` creates a socket bound to no path: it can send
-/// to a bound socket, whose `recv_from` then reports an unnamed sender, and
-/// its own `local_addr` is unnamed.
+/// to a bound socket, whose `recv_from` then reports an unnamed sender
+/// (a `net::unix::SocketAddr`), and its own `local_addr` is unnamed.
 #[test]
 fn an_unbound_unix_datagram_sends_as_an_unnamed_sender() {
     use rt::net::UnixDatagram;
@@ -563,7 +563,8 @@ fn an_unbound_unix_datagram_sends_as_an_unnamed_sender() {
             assert!(client.local_addr().unwrap().is_unnamed());
             client.send_to(b"anonymous", &path).await.unwrap();
             let mut buf = [0u8; 32];
-            let (n, from) = server.recv_from(&mut buf).await.unwrap();
+            let (n, from): (usize, rt::net::unix::SocketAddr) =
+                server.recv_from(&mut buf).await.unwrap();
             assert_eq!(&buf[..n], b"anonymous");
             assert!(from.is_unnamed());
             assert!(from.as_pathname().is_none());
