@@ -1,6 +1,7 @@
 //! Unix-domain streams on the driver: an echo through a listener at a path,
-//! a socket pair with the readiness API, and the borrowed split. Each wait
-//! has a deadline; socket files go in a fresh temporary directory.
+//! a socket pair with the readiness API, and the borrowed split; and a
+//! `UnixDatagram` made outside a runtime. Each wait has a deadline; socket
+//! files go in a fresh temporary directory.
 #![cfg(not(loom))]
 #![cfg(not(miri))]
 
@@ -99,4 +100,16 @@ fn a_vectored_write_sends_every_buffer_at_once() {
             .unwrap();
         assert_eq!(&got, b"head bodyhead body");
     });
+}
+
+/// A `UnixDatagram` needs the runtime's driver, as every socket does: made
+/// outside a runtime it is an error (where Tokio panics), never a socket
+/// that no driver watches.
+#[test]
+fn a_unix_datagram_outside_a_runtime_is_an_error() {
+    let (std_socket, _peer) = std::os::unix::net::UnixDatagram::pair().unwrap();
+    let error = rt::net::UnixDatagram::from_std(std_socket).unwrap_err();
+    assert!(error.to_string().contains("no runtime"), "{error}");
+    let error = rt::net::UnixDatagram::pair().unwrap_err();
+    assert!(error.to_string().contains("no runtime"), "{error}");
 }

@@ -1,7 +1,7 @@
 //! Networking on the runtime's I/O driver: TCP ([`TcpListener`],
 //! [`TcpStream`], [`TcpSocket`], and the split halves in [`tcp`]), UDP
-//! ([`UdpSocket`]) and Unix-domain streams ([`UnixListener`],
-//! [`UnixStream`]).
+//! ([`UdpSocket`]), Unix-domain streams ([`UnixListener`],
+//! [`UnixStream`]) and Unix-domain datagrams ([`UnixDatagram`]).
 //!
 //! Every type is a `RegisteredSource` of a non-blocking `mio` socket
 //! (`io/driver/registered_source.rs`): the socket and its registration with
@@ -30,4 +30,5 @@ pub mod unix;
 pub use addr::{ToSocketAddrs, lookup_host};
 pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
+pub use unix::datagram::UnixDatagram;
 pub use unix::{UnixListener, UnixStream};

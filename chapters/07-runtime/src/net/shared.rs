@@ -16,11 +16,15 @@
 //!   `BufMut` forms, `poll_read_ready`, `poll_write_ready`;
 //! * `datagram_methods!`: `send`, `recv` and their `try_`, `poll_` and
 //!   `BufMut` forms, `poll_send_ready`, `poll_recv_ready`;
+//! * `addressed_datagram_methods!`: `recv_from` and its `try_`, `poll_`
+//!   and `BufMut` forms, `try_send_to`, `poll_send_to`, given each family's
+//!   address types;
 //! * `stream_traits!`: `AsyncRead` and `AsyncWrite`, for a stream or a
 //!   half of one;
 //! * `listener_methods!`: `accept` and `poll_accept`, `local_addr`,
 //!   `into_std`;
-//! * `fd_impls!`: `AsRawFd` and `AsFd`.
+//! * `fd_impls!`: `AsRawFd` and `AsFd`;
+//! * `try_from_std!`: `TryFrom` the `std` socket, which is `from_std`.
 //!
 //! Every macro expects the type to keep its socket in a field `io`, a
 //! `RegisteredSource` (the halves name the path to it instead).
@@ -45,6 +49,23 @@ macro_rules! fd_impls {
     )*};
 }
 pub(crate) use fd_impls;
+
+/// `TryFrom` a `std` socket, for types with a `from_std`, as Tokio has it:
+/// `try_from_std!(UdpSocket: std::net::UdpSocket)`. It is `from_std` under
+/// the standard name, so it fails the same way (outside a runtime).
+macro_rules! try_from_std {
+    ($($ty:ident: $std:ty),*) => {$(
+        impl ::std::convert::TryFrom<$std> for $ty {
+            type Error = ::std::io::Error;
+
+            /// Takes over the `std` socket: [`from_std`](Self::from_std).
+            fn try_from(socket: $std) -> ::std::io::Result<$ty> {
+                $ty::from_std(socket)
+            }
+        }
+    )*};
+}
+pub(crate) use try_from_std;
 
 // ANCHOR: readiness
 /// The readiness API on `&self`, for a type whose `io` field is a
@@ -189,8 +210,8 @@ macro_rules! stream_methods {
 pub(crate) use stream_methods;
 
 /// A datagram socket's connected `send`/`recv` family (the peer set by
-/// `connect`); the addressed forms take each family's address type, so they
-/// stay with the type.
+/// `connect`, or the other end of a pair); the addressed forms are
+/// `addressed_datagram_methods!`, below.
 macro_rules! datagram_methods {
     () => {
         /// Sends one datagram to the connected peer; returns the bytes
@@ -306,6 +327,125 @@ macro_rules! datagram_methods {
     };
 }
 pub(crate) use datagram_methods;
+
+/// A datagram socket's addressed family: `recv_from` and its `try_`,
+/// `poll_` and `BufMut` forms, `try_send_to` and `poll_send_to`.
+///
+/// UDP and Unix datagrams differ here only in their addresses, so the macro
+/// is told them:
+///
+/// * `sender: $addr, from $from_sockaddr`: the sender's address type (what
+///   the `mio` socket's `recv_from` returns), and the function that makes
+///   one from a `socket2::SockAddr`, which is what the `BufMut` receives get
+///   (they go through `socket2`, which writes into uninitialized memory);
+/// * `target: [$generics] $target: $target_ty => $arg`: a send's target
+///   parameter with the generic parameters its type needs, and the
+///   expression that hands it to the `mio` socket's `send_to` (called
+///   again on each try, so it must not move `$target`).
+///
+/// The `async fn send_to` stays with each type: UDP resolves a host name
+/// first, Unix has a path and nothing to resolve.
+macro_rules! addressed_datagram_methods {
+    (
+        sender: $addr:ty, from $from_sockaddr:path;
+        target: [$($generics:tt)*] $target:ident: $target_ty:ty => $arg:expr
+    ) => {
+        /// Waits for one datagram; returns its length and its sender. A
+        /// datagram longer than `buf` is cut to fit (the rest is lost).
+        ///
+        /// Cancel safety: a datagram is taken only by a call that returns
+        /// it.
+        pub async fn recv_from(&self, buf: &mut [u8]) -> ::std::io::Result<(usize, $addr)> {
+            self.io
+                .async_io(
+                    $crate::io::driver::scheduled_io::Direction::Read,
+                    |socket| socket.recv_from(buf),
+                )
+                .await
+        }
+
+        /// `recv_from` without waiting (`WouldBlock` if no datagram waits,
+        /// which clears the readable state).
+        pub fn try_recv_from(&self, buf: &mut [u8]) -> ::std::io::Result<(usize, $addr)> {
+            self.io.try_io(
+                $crate::io::driver::scheduled_io::Direction::Read,
+                |socket| socket.recv_from(buf),
+            )
+        }
+
+        /// `recv_from` as a poll method: receives one datagram into `buf`
+        /// and returns its length and sender, or registers `cx` (the reader
+        /// slot; only the last caller's waker is kept) and returns
+        /// `Pending`.
+        ///
+        /// Tokio's takes a `ReadBuf` and returns only the sender; ours
+        /// takes the bytes and returns the length too, as `poll_recv` does.
+        pub fn poll_recv_from(
+            &self,
+            cx: &mut ::std::task::Context<'_>,
+            buf: &mut [u8],
+        ) -> ::std::task::Poll<::std::io::Result<(usize, $addr)>> {
+            self.io.poll_io(
+                cx,
+                $crate::io::driver::scheduled_io::Direction::Read,
+                |socket| socket.recv_from(buf),
+            )
+        }
+
+        /// `recv_from` into the spare capacity of `buf` (a `BytesMut`, a
+        /// `Vec<u8>`), advancing it, as `recv_buf` does; a datagram longer
+        /// than that room is cut to fit.
+        ///
+        /// Cancel safety: a datagram is taken only by a call that returns
+        /// it.
+        pub async fn recv_buf_from<B: ::bytes::BufMut>(
+            &self,
+            buf: &mut B,
+        ) -> ::std::io::Result<(usize, $addr)> {
+            let (n, from) = self.io.recv_buf_from(buf).await?;
+            Ok((n, $from_sockaddr(from)?))
+        }
+
+        /// `recv_buf_from` without waiting.
+        pub fn try_recv_buf_from<B: ::bytes::BufMut>(
+            &self,
+            buf: &mut B,
+        ) -> ::std::io::Result<(usize, $addr)> {
+            let (n, from) = self.io.try_recv_buf_from(buf)?;
+            Ok((n, $from_sockaddr(from)?))
+        }
+
+        /// Sends one datagram to `target` without waiting (`WouldBlock` if
+        /// the send buffer is full, which clears the writable state).
+        pub fn try_send_to<$($generics)*>(
+            &self,
+            buf: &[u8],
+            $target: $target_ty,
+        ) -> ::std::io::Result<usize> {
+            self.io.try_io(
+                $crate::io::driver::scheduled_io::Direction::Write,
+                |socket| socket.send_to(buf, $arg),
+            )
+        }
+
+        /// `send_to` as a poll method: sends one datagram to `target`, or
+        /// registers `cx` (the writer slot; only the last caller's waker is
+        /// kept) and returns `Pending`.
+        pub fn poll_send_to<$($generics)*>(
+            &self,
+            cx: &mut ::std::task::Context<'_>,
+            buf: &[u8],
+            $target: $target_ty,
+        ) -> ::std::task::Poll<::std::io::Result<usize>> {
+            self.io.poll_io(
+                cx,
+                $crate::io::driver::scheduled_io::Direction::Write,
+                |socket| socket.send_to(buf, $arg),
+            )
+        }
+    };
+}
+pub(crate) use addressed_datagram_methods;
 
 /// `AsyncRead` and `AsyncWrite` for a stream or a half of one, given how to
 /// reach the `RegisteredSource` from `&self`: `stream_traits!(read

@@ -29,7 +29,9 @@ pub use socket::TcpSocket;
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 
 use super::addr::{ToSocketAddrs, first_that_works};
-use super::shared::{fd_impls, listener_methods, readiness_methods, stream_methods, stream_traits};
+use super::shared::{
+    fd_impls, listener_methods, readiness_methods, stream_methods, stream_traits, try_from_std,
+};
 use crate::io::driver::registered_source::RegisteredSource;
 use crate::io::driver::scheduled_io::Direction;
 use std::io;
@@ -41,6 +43,7 @@ use std::task::{Context, Poll};
 pub(crate) use crate::io::driver::registered_source::direction_of;
 
 fd_impls!(TcpListener, TcpStream);
+try_from_std!(TcpListener: std::net::TcpListener, TcpStream: std::net::TcpStream);
 
 /// A listening TCP socket.
 #[derive(Debug)]

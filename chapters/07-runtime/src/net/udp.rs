@@ -22,10 +22,16 @@
 //! return the length, where Tokio's fill a `ReadBuf` (as `poll_read` does
 //! in rt, see `rt::io`).
 //!
+//! Most of those methods are `UnixDatagram`'s too, with other addresses, so
+//! they are written once, as macros in `net/shared.rs`; what is UDP's own
+//! is here: `send_to` resolving a host name, the peeks and the IP options.
+//!
 //! Book: Chapter 7, "Sockets and signals".
 
 use super::addr::{self, ToSocketAddrs, first_that_works};
-use super::shared::{datagram_methods, fd_impls, readiness_methods};
+use super::shared::{
+    addressed_datagram_methods, datagram_methods, fd_impls, readiness_methods, try_from_std,
+};
 use crate::io::driver::registered_source::RegisteredSource;
 use crate::io::driver::scheduled_io::Direction;
 use std::io;
@@ -60,6 +66,10 @@ impl UdpSocket {
 
     readiness_methods!();
     datagram_methods!();
+    addressed_datagram_methods!(
+        sender: SocketAddr, from inet;
+        target: [] target: SocketAddr => target
+    );
 
     /// Sets the default peer (the first address `addr` resolves to that
     /// the kernel accepts): `send` goes there, and only its datagrams are
@@ -91,16 +101,6 @@ impl UdpSocket {
         let target = addr::first(target).await?;
         self.io
             .async_io(Direction::Write, |socket| socket.send_to(buf, target))
-            .await
-    }
-
-    /// Waits for one datagram; returns its length and its sender. A
-    /// datagram longer than `buf` is cut to fit (the rest is lost).
-    ///
-    /// Cancel safety: a datagram is taken only by a call that returns it.
-    pub async fn recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.io
-            .async_io(Direction::Read, |socket| socket.recv_from(buf))
             .await
     }
     // ANCHOR_END: datagrams
@@ -144,32 +144,6 @@ impl UdpSocket {
         self.io.try_io(Direction::Read, peek_sender)
     }
 
-    /// [`send_to`](Self::send_to) as a poll method: sends one datagram to
-    /// `target`, or registers `cx` (the writer slot) and returns `Pending`.
-    pub fn poll_send_to(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-        target: SocketAddr,
-    ) -> Poll<io::Result<usize>> {
-        self.io
-            .poll_io(cx, Direction::Write, |socket| socket.send_to(buf, target))
-    }
-
-    /// [`recv_from`](Self::recv_from) as a poll method: receives one
-    /// datagram into `buf` and returns its length and sender, or registers
-    /// `cx` (the reader slot) and returns `Pending`. (Tokio's takes a
-    /// `ReadBuf` and returns the sender; ours returns the length too, as
-    /// [`poll_recv`](Self::poll_recv) does.)
-    pub fn poll_recv_from(
-        &self,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<(usize, SocketAddr)>> {
-        self.io
-            .poll_io(cx, Direction::Read, |socket| socket.recv_from(buf))
-    }
-
     /// [`peek`](Self::peek) as a poll method (the datagram stays queued).
     pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
         self.io
@@ -190,37 +164,6 @@ impl UdpSocket {
     /// [`peek_sender`](Self::peek_sender) as a poll method.
     pub fn poll_peek_sender(&self, cx: &mut Context<'_>) -> Poll<io::Result<SocketAddr>> {
         self.io.poll_io(cx, Direction::Read, peek_sender)
-    }
-
-    /// [`recv_from`](Self::recv_from) into the spare capacity of `buf`,
-    /// as [`recv_buf`](Self::recv_buf) does.
-    pub async fn recv_buf_from<B: bytes::BufMut>(
-        &self,
-        buf: &mut B,
-    ) -> io::Result<(usize, SocketAddr)> {
-        let (n, from) = self.io.recv_buf_from(buf).await?;
-        Ok((n, inet(from)?))
-    }
-
-    /// [`recv_buf_from`](Self::recv_buf_from) without waiting.
-    pub fn try_recv_buf_from<B: bytes::BufMut>(
-        &self,
-        buf: &mut B,
-    ) -> io::Result<(usize, SocketAddr)> {
-        let (n, from) = self.io.try_recv_buf_from(buf)?;
-        Ok((n, inet(from)?))
-    }
-
-    /// Sends to `target` without waiting.
-    pub fn try_send_to(&self, buf: &[u8], target: SocketAddr) -> io::Result<usize> {
-        self.io
-            .try_io(Direction::Write, |socket| socket.send_to(buf, target))
-    }
-
-    /// Receives one datagram without waiting.
-    pub fn try_recv_from(&self, buf: &mut [u8]) -> io::Result<(usize, SocketAddr)> {
-        self.io
-            .try_io(Direction::Read, |socket| socket.recv_from(buf))
     }
 
     /// `SO_BROADCAST`: allow sending to a broadcast address.
@@ -309,3 +252,4 @@ fn inet(addr: socket2::SockAddr) -> io::Result<SocketAddr> {
 }
 
 fd_impls!(UdpSocket);
+try_from_std!(UdpSocket: std::net::UdpSocket);

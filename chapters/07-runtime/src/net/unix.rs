@@ -10,16 +10,31 @@
 //! The socket file stays after the listener closes (as with any Unix
 //! socket); remove it before binding the path again.
 //!
+//! Unix datagrams are in `unix/datagram.rs`: `UnixDatagram` is UDP's kind of
+//! socket, not a stream, and is exported as `rt::net::UnixDatagram`, where
+//! Tokio has it.
+//!
 //! Book: Chapter 7, "Sockets and signals".
 
+pub(super) mod datagram;
 mod split;
 
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
 
-use super::shared::{fd_impls, listener_methods, readiness_methods, stream_methods, stream_traits};
+/// The address of a Unix socket: a path, an abstract name (Linux) or none
+/// (unnamed), at Tokio's path `net::unix::SocketAddr`.
+///
+/// Tokio's is a wrapper of std's type with `is_unnamed`, `as_pathname` and
+/// (on Linux) `as_abstract_name`, and `From` each way; ours is std's type
+/// itself, so the first two and the conversions are the same, and
+/// `as_abstract_name` needs `std::os::linux::net::SocketAddrExt` in scope.
+pub use std::os::unix::net::SocketAddr;
+
+use super::shared::{
+    fd_impls, listener_methods, readiness_methods, stream_methods, stream_traits, try_from_std,
+};
 use crate::io::driver::registered_source::RegisteredSource;
 use std::io;
-use std::os::unix::net::SocketAddr;
 use std::path::Path;
 
 /// A listening Unix-domain socket.
@@ -136,3 +151,7 @@ impl UnixStream {
 stream_traits!(both UnixStream, |stream| stream.io);
 
 fd_impls!(UnixListener, UnixStream);
+try_from_std!(
+    UnixListener: std::os::unix::net::UnixListener,
+    UnixStream: std::os::unix::net::UnixStream
+);

@@ -183,3 +183,30 @@ pub fn set_linger_zero(stream: &std::net::TcpStream) {
     };
     assert_eq!(r, 0, "setsockopt(SO_LINGER)");
 }
+
+/// A fresh, empty directory for socket files (one per test, runtime and
+/// process), removed when dropped.
+pub struct SocketDir(std::path::PathBuf);
+
+impl SocketDir {
+    pub fn new(test: &str) -> SocketDir {
+        let path = std::env::temp_dir().join(format!(
+            "rt-behaviour-{}-{}-{test}",
+            crate::shim::NAME,
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&path);
+        std::fs::create_dir_all(&path).unwrap();
+        SocketDir(path)
+    }
+
+    pub fn join(&self, name: &str) -> std::path::PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for SocketDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}

@@ -1,6 +1,6 @@
 //! `TcpListener` and `TcpStream`.
 
-use super::limit;
+use super::{SocketDir, limit};
 use crate::{rt, shim};
 use rt::net::{TcpListener, TcpStream};
 use std::io::ErrorKind;
@@ -244,6 +244,56 @@ fn a_listener_from_std_accepts() {
             rt::time::timeout(PATIENCE, listener.accept())
                 .await
                 .expect("accept on a from_std listener hung")
+                .unwrap();
+        });
+    });
+}
+
+/// Every socket type converts from its `std` socket with `TryFrom`, as
+/// Tokio's do (it is `from_std` under the standard name), and the result
+/// works: a TCP and a Unix listener accept, a UDP socket receives.
+#[test]
+fn every_socket_type_converts_from_std_with_try_from() {
+    use rt::net::{UdpSocket, UnixListener, UnixStream};
+    limit("try_from std", || {
+        let dir = SocketDir::new("try-from");
+        let path = dir.join("listener.sock");
+        shim::runtime().block_on(async {
+            // Tokio asks for non-blocking sockets (and checks, in debug
+            // builds); rt sets it itself.
+            let std_listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            std_listener.set_nonblocking(true).unwrap();
+            let addr = std_listener.local_addr().unwrap();
+            let listener = TcpListener::try_from(std_listener).unwrap();
+            let std_stream = std::net::TcpStream::connect(addr).unwrap();
+            std_stream.set_nonblocking(true).unwrap();
+            let _stream = TcpStream::try_from(std_stream).unwrap();
+            rt::time::timeout(PATIENCE, listener.accept())
+                .await
+                .expect("accept on a TryFrom listener hung")
+                .unwrap();
+
+            let std_udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+            std_udp.set_nonblocking(true).unwrap();
+            let udp = UdpSocket::try_from(std_udp).unwrap();
+            let sender = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+            sender.send_to(b"hi", udp.local_addr().unwrap()).unwrap();
+            let mut buf = [0u8; 8];
+            let n = rt::time::timeout(PATIENCE, udp.recv(&mut buf))
+                .await
+                .expect("recv on a TryFrom UDP socket hung")
+                .unwrap();
+            assert_eq!(&buf[..n], b"hi");
+
+            let std_unix = std::os::unix::net::UnixListener::bind(&path).unwrap();
+            std_unix.set_nonblocking(true).unwrap();
+            let unix = UnixListener::try_from(std_unix).unwrap();
+            let std_client = std::os::unix::net::UnixStream::connect(&path).unwrap();
+            std_client.set_nonblocking(true).unwrap();
+            let _client = UnixStream::try_from(std_client).unwrap();
+            rt::time::timeout(PATIENCE, unix.accept())
+                .await
+                .expect("accept on a TryFrom Unix listener hung")
                 .unwrap();
         });
     });

@@ -8,7 +8,7 @@
 //! until the test opens the gate, so "runs on the blocking pool" and "needs
 //! no thread" are checked by what completes, never by how long it takes.
 
-use super::limit;
+use super::{SocketDir, limit};
 use crate::{rt, shim};
 use rt::net::{TcpListener, TcpStream, UdpSocket};
 use std::future::Future;
@@ -420,6 +420,325 @@ fn a_loop_on_an_always_ready_udp_socket_lets_a_yield_now_branch_run() {
             stop.send(()).unwrap();
             ticker.await.unwrap();
             drop(held);
+        });
+    });
+}
+
+/// Tokio's `UnixDatagram::pair` "creates an unnamed pair of connected
+/// sockets": what one `send`s the other `recv`s, one whole datagram at a
+/// time, in both directions; `try_recv` says `WouldBlock` when nothing
+/// waits, `readable`/`writable` wait for readiness, and the poll forms
+/// (`poll_send_ready`, `poll_send`, `poll_recv_ready`, `poll_recv`) work
+/// through `poll_fn`, and a `recv` waiting on the empty socket is woken by
+/// the peer's `send`.
+#[test]
+fn unix_datagram_pair_sends_and_receives_whole_datagrams() {
+    use rt::net::UnixDatagram;
+    use std::future::poll_fn;
+    use std::task::Poll;
+    limit("unix datagram pair", || {
+        shim::runtime().block_on(async {
+            let (a, b) = UnixDatagram::pair().unwrap();
+            let mut buf = [0u8; 32];
+            assert_eq!(
+                b.try_recv(&mut buf).unwrap_err().kind(),
+                std::io::ErrorKind::WouldBlock
+            );
+            a.writable().await.unwrap();
+            assert_eq!(a.send(b"one").await.unwrap(), 3);
+            assert_eq!(a.try_send(b"two").unwrap(), 3);
+            b.readable().await.unwrap();
+            let n = b.recv(&mut buf).await.unwrap();
+            assert_eq!(&buf[..n], b"one");
+            let n = b.try_recv(&mut buf).unwrap();
+            assert_eq!(&buf[..n], b"two", "datagrams keep their boundaries");
+
+            poll_fn(|cx| b.poll_send_ready(cx)).await.unwrap();
+            assert_eq!(poll_fn(|cx| b.poll_send(cx, b"back")).await.unwrap(), 4);
+            poll_fn(|cx| a.poll_recv_ready(cx)).await.unwrap();
+            let n = poll_fn(|cx| shim::unix_poll_recv(&a, cx, &mut buf))
+                .await
+                .unwrap();
+            assert_eq!(&buf[..n], b"back");
+
+            let ready = a.ready(rt::io::Interest::WRITABLE).await.unwrap();
+            assert!(ready.is_writable());
+            assert!(a.local_addr().unwrap().is_unnamed());
+            assert!(a.peer_addr().unwrap().is_unnamed());
+            assert!(a.take_error().unwrap().is_none());
+
+            // A receive that has to wait is woken by the send: the task
+            // sees its `recv` pending (so it waits on the socket) before it
+            // lets the sender go, and only a wake-up polls it again.
+            let (waiting_tx, waiting_rx) = rt::sync::oneshot::channel();
+            let b = Arc::new(b);
+            let waiting = rt::spawn({
+                let b = b.clone();
+                async move {
+                    let mut buf = [0u8; 32];
+                    let n = {
+                        let mut recv = pin!(b.recv(&mut buf));
+                        let first = poll_fn(|cx| Poll::Ready(recv.as_mut().poll(cx))).await;
+                        assert!(first.is_pending(), "nothing was sent yet");
+                        waiting_tx.send(()).unwrap();
+                        recv.await.unwrap()
+                    };
+                    buf[..n].to_vec()
+                }
+            });
+            waiting_rx.await.unwrap();
+            a.send(b"later").await.unwrap();
+            let got = rt::time::timeout(PATIENCE, waiting)
+                .await
+                .expect("the waiting recv was not woken by the send")
+                .unwrap();
+            assert_eq!(got, b"later");
+        });
+    });
+}
+
+/// `UnixDatagram::bind` binds a socket to a path; `send_to` sends a
+/// datagram to the socket bound at a path, and `recv_from` returns the
+/// datagram and the sender's address (its path). The `try_` and `poll_`
+/// forms (`try_send_to`, `try_recv_from`, `poll_send_to`,
+/// `poll_recv_from`) do the same.
+#[test]
+fn unix_datagram_bind_send_to_and_recv_from_paths() {
+    use rt::net::UnixDatagram;
+    use std::future::poll_fn;
+    limit("unix datagram paths", || {
+        let dir = SocketDir::new("paths");
+        let (path_a, path_b) = (dir.join("a.sock"), dir.join("b.sock"));
+        shim::runtime().block_on(async {
+            let a = UnixDatagram::bind(&path_a).unwrap();
+            let b = UnixDatagram::bind(&path_b).unwrap();
+            assert_eq!(
+                a.local_addr().unwrap().as_pathname(),
+                Some(path_a.as_path())
+            );
+            assert_eq!(a.send_to(b"hello", &path_b).await.unwrap(), 5);
+            let mut buf = [0u8; 32];
+            let (n, from) = b.recv_from(&mut buf).await.unwrap();
+            assert_eq!(&buf[..n], b"hello");
+            assert_eq!(from.as_pathname(), Some(path_a.as_path()));
+
+            b.writable().await.unwrap();
+            assert_eq!(b.try_send_to(b"hi", &path_a).unwrap(), 2);
+            a.readable().await.unwrap();
+            let (n, from) = a.try_recv_from(&mut buf).unwrap();
+            assert_eq!(
+                (&buf[..n], from.as_pathname()),
+                (&b"hi"[..], Some(path_b.as_path()))
+            );
+
+            let sent = poll_fn(|cx| a.poll_send_to(cx, b"polled", &path_b)).await;
+            assert_eq!(sent.unwrap(), 6);
+            let (n, from) = poll_fn(|cx| shim::unix_poll_recv_from(&b, cx, &mut buf))
+                .await
+                .unwrap();
+            assert_eq!(&buf[..n], b"polled");
+            assert_eq!(from.as_deref(), Some(path_a.as_path()));
+
+            let mut spare = Vec::with_capacity(16);
+            a.send_to(b"into a Vec", &path_b).await.unwrap();
+            let (n, from) = b.recv_buf_from(&mut spare).await.unwrap();
+            assert_eq!((n, spare.as_slice()), (10, &b"into a Vec"[..]));
+            assert_eq!(from.as_pathname(), Some(path_a.as_path()));
+        });
+    });
+}
+
+/// `UnixDatagram::unbound` creates a socket bound to no path: it can send
+/// to a bound socket, whose `recv_from` then reports an unnamed sender
+/// (a `net::unix::SocketAddr`), and its own `local_addr` is unnamed.
+#[test]
+fn an_unbound_unix_datagram_sends_as_an_unnamed_sender() {
+    use rt::net::UnixDatagram;
+    limit("unbound unix datagram", || {
+        let dir = SocketDir::new("unbound");
+        let path = dir.join("server.sock");
+        shim::runtime().block_on(async {
+            let server = UnixDatagram::bind(&path).unwrap();
+            let client = UnixDatagram::unbound().unwrap();
+            assert!(client.local_addr().unwrap().is_unnamed());
+            client.send_to(b"anonymous", &path).await.unwrap();
+            let mut buf = [0u8; 32];
+            let (n, from): (usize, rt::net::unix::SocketAddr) =
+                server.recv_from(&mut buf).await.unwrap();
+            assert_eq!(&buf[..n], b"anonymous");
+            assert!(from.is_unnamed());
+            assert!(from.as_pathname().is_none());
+        });
+    });
+}
+
+/// `UnixDatagram::connect` sets the socket's default peer (a path): `send`
+/// goes there and `recv` receives from it; `peer_addr` names it. A socket
+/// moves to std and back with `into_std` and `from_std`, and
+/// `shutdown(Write)` stops sending.
+#[test]
+fn connected_unix_datagrams_send_and_recv() {
+    use rt::net::UnixDatagram;
+    limit("connected unix datagrams", || {
+        let dir = SocketDir::new("connected");
+        let (path_a, path_b) = (dir.join("a.sock"), dir.join("b.sock"));
+        shim::runtime().block_on(async {
+            let a = UnixDatagram::bind(&path_a).unwrap();
+            let b = UnixDatagram::bind(&path_b).unwrap();
+            a.connect(&path_b).unwrap();
+            b.connect(&path_a).unwrap();
+            assert_eq!(a.peer_addr().unwrap().as_pathname(), Some(path_b.as_path()));
+            a.send(b"ping").await.unwrap();
+            let mut buf = [0u8; 32];
+            let n = b.recv(&mut buf).await.unwrap();
+            assert_eq!(&buf[..n], b"ping");
+            b.send(b"pong").await.unwrap();
+            let mut spare = Vec::with_capacity(16);
+            let n = a.recv_buf(&mut spare).await.unwrap();
+            assert_eq!((n, spare.as_slice()), (4, &b"pong"[..]));
+
+            // Through std and back: the same socket, still connected.
+            let std_a = a.into_std().unwrap();
+            assert_eq!(
+                std_a.local_addr().unwrap().as_pathname(),
+                Some(path_a.as_path())
+            );
+            let a = UnixDatagram::from_std(std_a).unwrap();
+            a.send(b"again").await.unwrap();
+            let n = b.recv(&mut buf).await.unwrap();
+            assert_eq!(&buf[..n], b"again");
+
+            use std::os::fd::AsRawFd;
+            assert!(a.as_raw_fd() >= 0);
+            a.shutdown(std::net::Shutdown::Write).unwrap();
+            assert!(a.send(b"after shutdown").await.is_err());
+        });
+    });
+}
+
+/// A datagram longer than the buffer is cut to fit and the rest is lost
+/// (the next receive gets the next datagram), for `recv` and for
+/// `recv_buf`, which has only the buffer's spare room; a `recv` dropped
+/// while it waits takes nothing, as Tokio documents (cancel safe).
+#[test]
+fn a_unix_datagram_longer_than_the_buffer_is_cut_and_the_rest_lost() {
+    use bytes::BufMut;
+    use rt::net::UnixDatagram;
+    limit("unix datagram truncation", || {
+        shim::runtime().block_on(async {
+            let (a, b) = UnixDatagram::pair().unwrap();
+            {
+                let mut buf = [0u8; 4];
+                let mut recv = pin!(b.recv(&mut buf));
+                let polled = std::future::poll_fn(|cx| {
+                    std::task::Poll::Ready(recv.as_mut().poll(cx).is_pending())
+                })
+                .await;
+                assert!(polled, "nothing was sent yet");
+            }
+            for datagram in [&b"0123456789"[..], b"next", b"abcdefgh", b"last"] {
+                a.send(datagram).await.unwrap();
+            }
+            let mut small = [0u8; 4];
+            let n = b.recv(&mut small).await.unwrap();
+            assert_eq!(&small[..n], b"0123");
+            let n = b.recv(&mut small).await.unwrap();
+            assert_eq!(&small[..n], b"next", "the cut datagram's rest is gone");
+
+            let mut spare = Vec::new();
+            let n = b.recv_buf(&mut (&mut spare).limit(3)).await.unwrap();
+            assert_eq!((n, spare.as_slice()), (3, &b"abc"[..]));
+            let n = b.recv(&mut small).await.unwrap();
+            assert_eq!(&small[..n], b"last");
+        });
+    });
+}
+
+/// The other addresses and conversions: `recv_buf_from` and
+/// `try_recv_buf_from` report an unnamed sender (the other end of a pair,
+/// an unbound socket) as unnamed; an unconnected socket has no
+/// `peer_addr` (`NotConnected`); `send_to` a path where nothing is bound
+/// fails; and `TryFrom` a std socket is `from_std`.
+#[test]
+fn unix_datagram_senders_without_a_path_and_conversions() {
+    use rt::net::UnixDatagram;
+    limit("unix datagram unnamed senders", || {
+        let dir = SocketDir::new("unnamed");
+        let path = dir.join("server.sock");
+        shim::runtime().block_on(async {
+            let (a, b) = UnixDatagram::pair().unwrap();
+            a.send(b"from a pair").await.unwrap();
+            let mut spare = Vec::with_capacity(32);
+            let (n, from) = b.recv_buf_from(&mut spare).await.unwrap();
+            assert_eq!(&spare[..n], b"from a pair");
+            assert!(from.is_unnamed() && from.as_pathname().is_none());
+
+            let server = UnixDatagram::bind(&path).unwrap();
+            let client = UnixDatagram::unbound().unwrap();
+            assert_eq!(
+                client.peer_addr().unwrap_err().kind(),
+                std::io::ErrorKind::NotConnected
+            );
+            client.send_to(b"unbound", &path).await.unwrap();
+            server.readable().await.unwrap();
+            let mut spare = Vec::with_capacity(32);
+            let (n, from) = server.try_recv_buf_from(&mut spare).unwrap();
+            assert_eq!(&spare[..n], b"unbound");
+            assert!(from.is_unnamed());
+            assert!(
+                client
+                    .send_to(b"nobody", dir.join("nobody.sock"))
+                    .await
+                    .is_err(),
+                "nothing is bound at that path"
+            );
+
+            let std_socket = std::os::unix::net::UnixDatagram::unbound().unwrap();
+            std_socket.set_nonblocking(true).unwrap();
+            let converted = UnixDatagram::try_from(std_socket).unwrap();
+            converted.send_to(b"converted", &path).await.unwrap();
+            let mut buf = [0u8; 32];
+            let (n, _) = rt::time::timeout(PATIENCE, server.recv_from(&mut buf))
+                .await
+                .expect("the converted socket's datagram never came")
+                .unwrap();
+            assert_eq!(&buf[..n], b"converted");
+        });
+    });
+}
+
+/// A sender bound to an abstract name (Linux's namespace of socket names
+/// that are not files) is reported the same way by `recv_from` and by
+/// `recv_buf_from`, which read the address through different calls.
+#[cfg(target_os = "linux")]
+#[test]
+fn an_abstract_unix_datagram_sender_is_reported_alike_by_both_receives() {
+    use rt::net::UnixDatagram;
+    use std::os::linux::net::SocketAddrExt;
+    limit("unix datagram abstract sender", || {
+        let name = format!(
+            "rt-behaviour-{}-{}-abstract",
+            shim::NAME,
+            std::process::id()
+        );
+        let dir = SocketDir::new("abstract");
+        let path = dir.join("receiver.sock");
+        shim::runtime().block_on(async {
+            let addr = std::os::unix::net::SocketAddr::from_abstract_name(&name).unwrap();
+            let std_sender = std::os::unix::net::UnixDatagram::bind_addr(&addr).unwrap();
+            std_sender.set_nonblocking(true).unwrap();
+            let sender = UnixDatagram::from_std(std_sender).unwrap();
+            let receiver = UnixDatagram::bind(&path).unwrap();
+            sender.send_to(b"one", &path).await.unwrap();
+            sender.send_to(b"two", &path).await.unwrap();
+            let mut buf = [0u8; 8];
+            let (_, by_recv_from) = receiver.recv_from(&mut buf).await.unwrap();
+            let mut spare = Vec::with_capacity(8);
+            let (_, by_recv_buf_from) = receiver.recv_buf_from(&mut spare).await.unwrap();
+            assert_eq!(format!("{by_recv_from:?}"), format!("{by_recv_buf_from:?}"));
+            assert!(format!("{by_recv_from:?}").contains(&name));
+            assert!(!by_recv_buf_from.is_unnamed());
+            assert!(by_recv_buf_from.as_pathname().is_none());
         });
     });
 }

@@ -212,3 +212,24 @@ pub fn udp_poll_peek_from(
 ) -> Poll<io::Result<(usize, SocketAddr)>> {
     socket.poll_peek_from(cx, buf)
 }
+
+// `UnixDatagram`'s `poll_recv` and `poll_recv_from`, likewise; the sender
+// as its path, since the two runtimes' Unix `SocketAddr` types differ.
+
+pub fn unix_poll_recv(
+    socket: &rt::net::UnixDatagram,
+    cx: &mut Context<'_>,
+    buf: &mut [u8],
+) -> Poll<io::Result<usize>> {
+    socket.poll_recv(cx, buf)
+}
+
+pub fn unix_poll_recv_from(
+    socket: &rt::net::UnixDatagram,
+    cx: &mut Context<'_>,
+    buf: &mut [u8],
+) -> Poll<io::Result<(usize, Option<std::path::PathBuf>)>> {
+    socket
+        .poll_recv_from(cx, buf)
+        .map_ok(|(n, from)| (n, from.as_pathname().map(Into::into)))
+}
