@@ -184,6 +184,12 @@ fn a_task_that_wakes_itself_for_ever_does_not_starve_a_timer() {
 /// The count is of polls, not of time, so a slow machine cannot change it.
 #[test]
 fn remote_tasks_are_not_held_back_by_tasks_that_yield_in_a_loop() {
+    // Current-thread only: on the multi-thread flavour the remote tasks run
+    // on the workers as they are spawned, and how many yields happen
+    // meanwhile depends on how the OS schedules the threads.
+    if shim::MULTI_THREAD {
+        return;
+    }
     limit("remote spawns beside yielding tasks", || {
         const REMOTE: usize = 2_000;
         let runtime = shim::runtime();
