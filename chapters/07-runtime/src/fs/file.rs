@@ -410,7 +410,7 @@ impl File {
     }
 
     /// Sets the most bytes one pool job reads or writes (default
-    /// [`DEFAULT_MAX_BUF_SIZE`], 2 MiB): larger means fewer hand-offs for
+    /// 2 MiB): larger means fewer hand-offs for
     /// big transfers, and a larger buffer kept per `File`.
     ///
     /// # Panics

@@ -10,7 +10,7 @@
 //! thread of the blocking pool ([`task::spawn_blocking`]) and lets the task
 //! wait for that job's `JoinHandle` instead.
 //!
-//! * the one-shot functions ([`read`], [`write`], [`metadata`],
+//! * the one-shot functions ([`read`], [`write()`], [`metadata`],
 //!   [`create_dir_all`], …) move their arguments to the pool, make the
 //!   `std::fs` call there and hand back its result (`asyncify` below is the
 //!   whole pattern: `whole_file.rs`, `tree.rs`, `info.rs`);

@@ -556,7 +556,7 @@ impl Builder {
     }
 }
 
-/// Which scheduler a runtime runs: [`Handle::runtime_flavor`].
+/// Which scheduler a runtime runs: [`Handle::runtime_flavor`](super::Handle::runtime_flavor).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RuntimeFlavor {
@@ -575,7 +575,7 @@ impl super::Handle {
         }
     }
 
-    /// This runtime's [`Id`](super::Id): unique among the runtimes this
+    /// This runtime's [`Id`]: unique among the runtimes this
     /// process has built.
     pub fn id(&self) -> super::Id {
         self.inner.resources().config.runtime_id

@@ -17,7 +17,7 @@
 //!
 //! An operation that ends up `Pending` anyway (nothing to read) gives its
 //! unit back: only progress is charged. CPU loops with no leaf `.await` can
-//! spend budget explicitly with [`consume_budget`](crate::task::consume_budget).
+//! spend budget explicitly with [`consume_budget`].
 //!
 //! Public as `rt::task::coop`, with Tokio's names: [`consume_budget`],
 //! [`unconstrained`], [`cooperative`], [`poll_proceed`] and

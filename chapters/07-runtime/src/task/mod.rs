@@ -1,6 +1,6 @@
 //! Tasks: a spawned future, its output, and everything that points to it.
 //!
-//! * [`state`](self::state): the atomic state word and its transitions;
+//! * `state`: the atomic state word and its transitions;
 //! * `core`: the single allocation (header, future or output, join waker);
 //! * `harness`: poll, complete, cancel, the JoinHandle's side, free;
 //! * `waker`: wakers that are task pointers;
@@ -15,9 +15,9 @@
 //! Three kinds of pointer own a reference to a task, and the scheduler only
 //! ever sees the first two:
 //!
-//! * [`Task`]: the owned list's reference;
-//! * [`Notified`]: a task that was woken and must be polled, the only thing
-//!   run queues hold; it is consumed by [`Notified::run`];
+//! * `Task`: the owned list's reference;
+//! * `Notified`: a task that was woken and must be polled, the only thing
+//!   run queues hold; it is consumed by `Notified::run`;
 //! * `JoinHandle` and `Waker`s.
 //!
 //! Book: Chapter 7, "A task is one allocation and one word".
