@@ -39,8 +39,6 @@ use std::task::{Context, Poll};
 
 /// Error types, under Tokio's path (`broadcast::error::RecvError`).
 pub mod error {
-    use std::fmt;
-
     /// No receiver is alive: the value was not queued; here it is back.
     #[derive(PartialEq, Eq, Clone, Copy)]
     pub struct SendError<T>(pub T);
@@ -68,28 +66,17 @@ pub mod error {
 
     send_error_impls!(SendError);
 
-    impl fmt::Display for RecvError {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            match self {
-                RecvError::Closed => f.write_str("channel closed"),
-                RecvError::Lagged(n) => write!(f, "channel lagged by {n}"),
-            }
-        }
+    error_impls! {
+        RecvError => [] {
+            RecvError::Closed => "channel closed",
+            RecvError::Lagged(n) => "channel lagged by {n}",
+        },
+        TryRecvError => [] {
+            TryRecvError::Empty => "channel empty",
+            TryRecvError::Closed => "channel closed",
+            TryRecvError::Lagged(n) => "channel lagged by {n}",
+        },
     }
-
-    impl std::error::Error for RecvError {}
-
-    impl fmt::Display for TryRecvError {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            match self {
-                TryRecvError::Empty => f.write_str("channel empty"),
-                TryRecvError::Closed => f.write_str("channel closed"),
-                TryRecvError::Lagged(n) => write!(f, "channel lagged by {n}"),
-            }
-        }
-    }
-
-    impl std::error::Error for TryRecvError {}
 }
 
 pub use error::{RecvError, SendError, TryRecvError};

@@ -3,7 +3,8 @@
 //! common: for the lock guards of `mutex.rs` and `rwlock.rs`, moving the
 //! `Arc` out of an owned guard whose drop must not run, and formatting a
 //! guard as the value it points to; for the channels, the `Debug` of a
-//! handle (its name) and the impls of each channel's own `SendError`. Each
+//! handle (its name) and the impls of each channel's own `SendError`; for
+//! every error type, `Display` (a message per variant) and `Error`. Each
 //! macro writes the impls out for the types it is given, nothing else: the
 //! types themselves are declared where they live.
 //!
@@ -57,6 +58,31 @@ macro_rules! debug_as_name {
     )*};
 }
 
+/// `Display` in Tokio's words, and `Error`, for the error types of `sync/`:
+/// for each `Error<..> => [its generic parameters]` and either its one
+/// message (a struct) or `{ pattern => message, .. }` (an enum), the two
+/// impls. A message is a format string, so it may name what its pattern
+/// binds (`Lagged(n) => "channel lagged by {n}"`).
+macro_rules! error_impls {
+    ($($error:ty => [$($params:tt)*] $messages:tt),* $(,)?) => {$(
+        impl<$($params)*> std::fmt::Display for $error {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                error_impls!(@write self, f, $messages)
+            }
+        }
+
+        impl<$($params)*> std::error::Error for $error {}
+    )*};
+    (@write $self:ident, $f:ident, $message:literal) => {
+        $f.write_str($message)
+    };
+    (@write $self:ident, $f:ident, { $($pattern:pat => $message:literal),+ $(,)? }) => {
+        match $self {
+            $($pattern => write!($f, $message),)+
+        }
+    };
+}
+
 /// What every channel's `SendError<T>` (a struct holding the value that
 /// was not sent) implements: `Debug` that hides the value
 /// (`SendError { .. }`), `Display` in Tokio's words, and `Error`. Each
@@ -70,12 +96,6 @@ macro_rules! send_error_impls {
             }
         }
 
-        impl<T> std::fmt::Display for $error<T> {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str("channel closed")
-            }
-        }
-
-        impl<T> std::error::Error for $error<T> {}
+        error_impls! { $error<T> => [T] "channel closed" }
     };
 }

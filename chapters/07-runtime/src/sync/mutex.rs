@@ -474,13 +474,7 @@ fmt_as_target! {
     OwnedMappedMutexGuard<T, U> => [T: ?Sized, U: ?Sized],
 }
 
-impl fmt::Display for TryLockError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("operation would block")
-    }
-}
-
-impl std::error::Error for TryLockError {}
+error_impls! { TryLockError => [] "operation would block" }
 
 #[cfg(all(test, not(loom)))]
 mod tests {

@@ -12,7 +12,6 @@
 //!
 //! Book: Chapter 7, "The LIFO slot".
 
-use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -239,25 +238,13 @@ impl<T> Drop for Receiver<T> {
     }
 }
 
-impl fmt::Display for RecvError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Tokio's words.
-        f.write_str("channel closed")
-    }
+error_impls! {
+    RecvError => [] "channel closed",
+    TryRecvError => [] {
+        TryRecvError::Empty => "channel empty",
+        TryRecvError::Closed => "channel closed",
+    },
 }
-
-impl std::error::Error for RecvError {}
-
-impl fmt::Display for TryRecvError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TryRecvError::Empty => f.write_str("channel empty"),
-            TryRecvError::Closed => f.write_str("channel closed"),
-        }
-    }
-}
-
-impl std::error::Error for TryRecvError {}
 
 debug_as_name! {
     Sender<T> => [T] "oneshot::Sender",

@@ -624,24 +624,13 @@ impl fmt::Debug for OwnedSemaphorePermit {
     }
 }
 
-impl fmt::Display for AcquireError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("semaphore closed")
-    }
+error_impls! {
+    AcquireError => [] "semaphore closed",
+    TryAcquireError => [] {
+        TryAcquireError::Closed => "semaphore closed",
+        TryAcquireError::NoPermits => "no permits available",
+    },
 }
-
-impl std::error::Error for AcquireError {}
-
-impl fmt::Display for TryAcquireError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TryAcquireError::Closed => f.write_str("semaphore closed"),
-            TryAcquireError::NoPermits => f.write_str("no permits available"),
-        }
-    }
-}
-
-impl std::error::Error for TryAcquireError {}
 
 #[cfg(all(test, not(loom)))]
 mod tests {

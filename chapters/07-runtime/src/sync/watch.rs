@@ -42,8 +42,6 @@ use std::sync::{RwLock, RwLockReadGuard};
 
 /// Error types, under Tokio's path (`watch::error::RecvError`).
 pub mod error {
-    use std::fmt;
-
     /// Every receiver is gone: the value was not stored; here it is back.
     #[derive(PartialEq, Eq, Clone, Copy)]
     pub struct SendError<T>(pub T);
@@ -53,14 +51,7 @@ pub mod error {
     pub struct RecvError(pub(super) ());
 
     send_error_impls!(SendError);
-
-    impl fmt::Display for RecvError {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("channel closed")
-        }
-    }
-
-    impl std::error::Error for RecvError {}
+    error_impls! { RecvError => [] "channel closed" }
 }
 
 pub use error::{RecvError, SendError};
