@@ -479,13 +479,9 @@ error_impls! { TryLockError => [] "operation would block" }
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use std::future::Future;
+    use crate::sync::poll_once;
     use std::pin::pin;
-    use std::task::{Context, Poll, Waker};
-
-    fn poll_once<F: Future>(future: std::pin::Pin<&mut F>) -> Poll<F::Output> {
-        future.poll(&mut Context::from_waker(Waker::noop()))
-    }
+    use std::task::Poll;
 
     #[test]
     fn guards_exclude_each_other_and_unlock_on_drop() {
@@ -495,9 +491,9 @@ mod tests {
         assert!(mutex.try_lock().is_err());
         {
             let mut waiting = pin!(mutex.lock());
-            assert!(poll_once(waiting.as_mut()).is_pending());
+            assert!(poll_once(&mut waiting).is_pending());
             drop(guard);
-            let Poll::Ready(mut guard) = poll_once(waiting.as_mut()) else {
+            let Poll::Ready(mut guard) = poll_once(&mut waiting) else {
                 panic!("the unlock was not passed on");
             };
             guard.push(3);

@@ -254,10 +254,7 @@ debug_as_name! {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-
-    fn poll<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
-        Pin::new(future).poll(&mut Context::from_waker(Waker::noop()))
-    }
+    use crate::sync::poll_once as poll;
 
     #[test]
     fn value_arrives() {

@@ -635,11 +635,7 @@ error_impls! {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use std::task::Waker;
-
-    fn poll<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
-        Pin::new(future).poll(&mut Context::from_waker(Waker::noop()))
-    }
+    use crate::sync::poll_once as poll;
 
     #[test]
     fn a_partial_assignment_is_given_back_when_cancelled() {

@@ -541,7 +541,7 @@ debug_as_name! {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::sync::poll_boxed as poll;
+    use crate::sync::poll_once as poll;
 
     #[test]
     fn changed_waits_for_a_send_and_marks_it_seen() {

@@ -48,7 +48,7 @@ pub use unbounded::{UnboundedReceiver, UnboundedSender, WeakUnboundedSender, unb
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::sync::poll_boxed as poll;
+    use crate::sync::poll_once as poll;
     use std::task::Poll;
 
     #[test]
