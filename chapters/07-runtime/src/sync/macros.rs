@@ -4,7 +4,8 @@
 //! `Arc` out of an owned guard whose drop must not run, and formatting a
 //! guard as the value it points to; for the channels, the `Debug` of a
 //! handle (its name) and the impls of each channel's own `SendError`; for
-//! every error type, `Display` (a message per variant) and `Error`. Each
+//! every error type, `Display` (a message per variant) and `Error`; for the
+//! two cells, the impls that follow from their `get`. Each
 //! macro writes the impls out for the types it is given, nothing else: the
 //! types themselves are declared where they live.
 //!
@@ -40,6 +41,49 @@ macro_rules! fmt_as_target {
         {
             fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 std::fmt::Display::fmt(&**self, f)
+            }
+        }
+    )*};
+}
+
+/// What the two cells, `OnceCell` and `SetOnce`, implement in terms of
+/// their `new`, `new_with` and `get`: `Default` (empty), `From` (set),
+/// `Clone` (a cell holding a clone of the value, if set), `PartialEq` and
+/// `Eq` (by value, an empty cell equal to an empty one), and `Debug` (the
+/// value, if set). For each cell named, the six impls.
+macro_rules! cell_impls {
+    ($($cell:ident),* $(,)?) => {$(
+        impl<T> Default for $cell<T> {
+            fn default() -> $cell<T> {
+                $cell::new()
+            }
+        }
+
+        impl<T> From<T> for $cell<T> {
+            fn from(value: T) -> $cell<T> {
+                $cell::new_with(Some(value))
+            }
+        }
+
+        impl<T: Clone> Clone for $cell<T> {
+            fn clone(&self) -> $cell<T> {
+                $cell::new_with(self.get().cloned())
+            }
+        }
+
+        impl<T: PartialEq> PartialEq for $cell<T> {
+            fn eq(&self, other: &$cell<T>) -> bool {
+                self.get() == other.get()
+            }
+        }
+
+        impl<T: Eq> Eq for $cell<T> {}
+
+        impl<T: std::fmt::Debug> std::fmt::Debug for $cell<T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($cell))
+                    .field("value", &self.get())
+                    .finish()
             }
         }
     )*};
