@@ -53,15 +53,15 @@ mod tests {
     use std::pin::Pin;
     use std::task::Poll;
 
+    /// A send waiting for room, as the tests below poll it.
+    type WaitingSend<'a> = Pin<Box<dyn Future<Output = Result<(), SendError<i32>>> + 'a>>;
+
     /// Fills `tx`'s channel of capacity 1 with a 0, starts two sends (of 1,
     /// then of 2) that wait for room, and takes the 0 out: the setting of
     /// the tests of the senders' line.
-    fn two_waiting_sends<'a>(
-        tx: &'a Sender<i32>,
-        rx: &mut Receiver<i32>,
-    ) -> [Pin<Box<impl Future<Output = Result<(), SendError<i32>>> + 'a>>; 2] {
+    fn two_waiting_sends<'a>(tx: &'a Sender<i32>, rx: &mut Receiver<i32>) -> [WaitingSend<'a>; 2] {
         tx.try_send(0).unwrap();
-        let mut sends = [1, 2].map(|value| Box::pin(tx.send(value)));
+        let mut sends = [1, 2].map(|value| Box::pin(tx.send(value)) as WaitingSend<'a>);
         for send in &mut sends {
             assert!(poll(send).is_pending());
         }
