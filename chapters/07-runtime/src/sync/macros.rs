@@ -1,50 +1,13 @@
 //! The few trivial impls that many types of `sync/` share and that no
 //! generic code can provide, because the types have nothing else in
-//! common: for the lock guards of `mutex.rs` and `rwlock.rs`, moving the
-//! `Arc` out of an owned guard whose drop must not run, and formatting a
-//! guard as the value it points to; for the channels, the `Debug` of a
-//! handle (its name) and the impls of each channel's own `SendError`; for
-//! every error type, `Display` (a message per variant) and `Error`; for the
-//! two cells, the impls that follow from their `get`. Each
-//! macro writes the impls out for the types it is given, nothing else: the
-//! types themselves are declared where they live.
+//! common: for the channels, the `Debug` of a handle (its name) and the
+//! impls of each channel's own `SendError`; for every error type, `Display`
+//! (a message per variant) and `Error`; for the two cells, the impls that
+//! follow from their `get`. Each macro writes the impls out for the types
+//! it is given, nothing else: the types themselves are declared where they
+//! live. (The locks' and their guards' own macros are in `lock.rs`.)
 //!
 //! Book: Chapter 7, "Locks and notification".
-
-/// Moves the `Arc` out of an owned guard (a value with a `lock: Arc<_>`
-/// field) whose drop must not run: its permits pass to the guard built from
-/// it, which gives them back.
-macro_rules! take_lock {
-    ($guard:expr) => {{
-        let guard = std::mem::ManuallyDrop::new($guard);
-        // SAFETY: `guard` is never dropped, so its `Arc` is moved out of it
-        // exactly once.
-        unsafe { std::ptr::read(&guard.lock) }
-    }};
-}
-
-/// Debug and Display of a guard are those of what it points to: for each
-/// `Guard<..> => [its generic parameters]`, the two impls.
-macro_rules! fmt_as_target {
-    ($($guard:ty => [$($params:tt)*]),* $(,)?) => {$(
-        impl<$($params)*> std::fmt::Debug for $guard
-        where
-            <$guard as std::ops::Deref>::Target: std::fmt::Debug,
-        {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                std::fmt::Debug::fmt(&**self, f)
-            }
-        }
-        impl<$($params)*> std::fmt::Display for $guard
-        where
-            <$guard as std::ops::Deref>::Target: std::fmt::Display,
-        {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                std::fmt::Display::fmt(&**self, f)
-            }
-        }
-    )*};
-}
 
 /// What the two cells, `OnceCell` and `SetOnce`, implement in terms of
 /// their `new`, `new_with` and `get`: `Default` (empty), `From` (set),

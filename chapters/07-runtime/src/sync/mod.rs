@@ -30,6 +30,8 @@
 // declared after it.
 #[macro_use]
 mod macros;
+#[macro_use]
+mod lock;
 
 mod barrier;
 mod blocking;
