@@ -30,7 +30,7 @@
 //! Book: Chapter 7, "Channels".
 
 use crate::loom::{Arc, Mutex, MutexGuard};
-use crate::sync::mpsc::wait_queue::{WaitQueue, Waiter, wake_all};
+use crate::sync::mpsc::wait_queue::{Closed, ClosedWaiters, WaitQueue, wake_all};
 use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
@@ -301,11 +301,7 @@ impl<T> Sender<T> {
     ///
     /// Cancel-safe: it takes nothing.
     pub async fn closed(&self) {
-        Closed {
-            shared: &self.shared,
-            key: None,
-        }
-        .await
+        Closed::new(&*self.shared).await
     }
 
     /// A [`WeakSender`], which does not count as a sender.
@@ -327,46 +323,11 @@ impl<T> Sender<T> {
     }
 }
 
-/// The future of [`Sender::closed`]: its place among the closed waiters.
-struct Closed<'a, T> {
-    shared: &'a Shared<T>,
-    key: Option<usize>,
-}
-
-impl<T> Future for Closed<'_, T> {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
-        let this = &mut *self;
-        let mut state = this.shared.lock();
-        if state.receivers == 0 {
-            if let Some(key) = this.key.take() {
-                state.closed_waiters.remove(key);
-            }
-            budget.made_progress();
-            return Poll::Ready(());
-        }
-        match this.key {
-            Some(key) if state.closed_waiters.state(key) == Waiter::Queued => {
-                state.closed_waiters.update(key, cx.waker());
-            }
-            // Woken, but a receiver subscribed since: wait again.
-            Some(key) => {
-                state.closed_waiters.remove(key);
-                this.key = Some(state.closed_waiters.push_back(cx.waker().clone()));
-            }
-            None => this.key = Some(state.closed_waiters.push_back(cx.waker().clone())),
-        }
-        Poll::Pending
-    }
-}
-
-impl<T> Drop for Closed<'_, T> {
-    fn drop(&mut self) {
-        if let Some(key) = self.key.take() {
-            self.shared.lock().closed_waiters.remove(key);
-        }
+impl<T> ClosedWaiters for Shared<T> {
+    fn with_closed_waiters<R>(&self, f: impl FnOnce(&mut WaitQueue, bool) -> R) -> R {
+        let mut state = self.lock();
+        let gone = state.receivers == 0;
+        f(&mut state.closed_waiters, gone)
     }
 }
 
@@ -538,31 +499,19 @@ impl<T: Clone> Future for Recv<'_, T> {
         let receiver = &mut *this.receiver;
         let mut state = receiver.shared.lock();
         if let Some(result) = state.take(&mut receiver.next) {
-            if let Some(key) = this.key.take() {
-                state.waiters.remove(key);
-            }
+            state.waiters.leave(&mut this.key);
             budget.made_progress();
             return Poll::Ready(result);
         }
-        match this.key {
-            Some(key) if state.waiters.state(key) == Waiter::Queued => {
-                state.waiters.update(key, cx.waker());
-            }
-            _ => {
-                if let Some(key) = this.key.take() {
-                    state.waiters.remove(key);
-                }
-                this.key = Some(state.waiters.push_back(cx.waker().clone()));
-            }
-        }
+        state.waiters.register(&mut this.key, cx.waker());
         Poll::Pending
     }
 }
 
 impl<T> Drop for Recv<'_, T> {
     fn drop(&mut self) {
-        if let Some(key) = self.key.take() {
-            self.receiver.shared.lock().waiters.remove(key);
+        if self.key.is_some() {
+            self.receiver.shared.lock().waiters.leave(&mut self.key);
         }
     }
 }

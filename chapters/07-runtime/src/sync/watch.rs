@@ -27,7 +27,7 @@
 //! Book: Chapter 7, "Channels".
 
 use crate::loom::{Arc, AtomicBool, AtomicU64, Mutex, Ordering};
-use crate::sync::mpsc::wait_queue::{WaitQueue, Waiter, wake_all};
+use crate::sync::mpsc::wait_queue::{Closed, ClosedWaiters, WaitQueue, wake_all};
 use std::fmt;
 use std::future::Future;
 use std::ops::Deref;
@@ -235,11 +235,7 @@ impl<T> Sender<T> {
     ///
     /// Cancel-safe.
     pub async fn closed(&self) {
-        Closed {
-            shared: &self.shared,
-            key: None,
-        }
-        .await
+        Closed::new(&*self.shared).await
     }
 
     /// True if both senders belong to one channel.
@@ -271,36 +267,11 @@ impl<T> Drop for Sender<T> {
     }
 }
 
-/// The future of `Sender::closed`.
-struct Closed<'a, T> {
-    shared: &'a Shared<T>,
-    key: Option<usize>,
-}
-
-impl<T> Future for Closed<'_, T> {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
-        let this = &mut *self;
-        let mut state = this.shared.state.lock();
-        if let Some(key) = this.key.take() {
-            state.closed.remove(key);
-        }
-        if state.receivers == 0 {
-            budget.made_progress();
-            return Poll::Ready(());
-        }
-        this.key = Some(state.closed.push_back(cx.waker().clone()));
-        Poll::Pending
-    }
-}
-
-impl<T> Drop for Closed<'_, T> {
-    fn drop(&mut self) {
-        if let Some(key) = self.key.take() {
-            self.shared.state.lock().closed.remove(key);
-        }
+impl<T> ClosedWaiters for Shared<T> {
+    fn with_closed_waiters<R>(&self, f: impl FnOnce(&mut WaitQueue, bool) -> R) -> R {
+        let mut state = self.state.lock();
+        let gone = state.receivers == 0;
+        f(&mut state.closed, gone)
     }
 }
 
@@ -448,17 +419,7 @@ impl<T> Future for Changed<'_, T> {
             return Poll::Ready(result);
         }
         let mut state = this.shared.state.lock();
-        match this.key {
-            Some(key) if state.changed.state(key) == Waiter::Queued => {
-                state.changed.update(key, cx.waker());
-            }
-            _ => {
-                if let Some(key) = this.key.take() {
-                    state.changed.remove(key);
-                }
-                this.key = Some(state.changed.push_back(cx.waker().clone()));
-            }
-        }
+        state.changed.register(&mut this.key, cx.waker());
         drop(state);
         // Registered: look again, so that a send between the first look
         // and the registration is not missed (it bumped the version before
@@ -475,8 +436,8 @@ impl<T> Future for Changed<'_, T> {
 
 impl<T> Changed<'_, T> {
     fn leave(&mut self) {
-        if let Some(key) = self.key.take() {
-            self.shared.state.lock().changed.remove(key);
+        if self.key.is_some() {
+            self.shared.state.lock().changed.leave(&mut self.key);
         }
     }
 }

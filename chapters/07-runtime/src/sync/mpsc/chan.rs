@@ -28,12 +28,10 @@
 //!
 //! Book: Chapter 7, "Channels".
 
-use super::wait_queue::{Assign, WaitQueue, Waiter, wake_all};
+use super::wait_queue::{Assign, Closed, ClosedWaiters, WaitQueue, Waiter, wake_all};
 use crate::loom::{Arc, Mutex, MutexGuard};
 use std::collections::VecDeque;
-use std::future::Future;
 use std::ops::Deref;
-use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 /// A value at most this many slots of a bounded channel are allocated up
@@ -312,38 +310,6 @@ impl<T> Chan<T> {
         wake_all(wakers);
     }
 
-    /// Polls until the receiver is dropped or closed.
-    pub(crate) fn poll_closed(&self, key: &mut Option<usize>, cx: &mut Context<'_>) -> Poll<()> {
-        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
-        let mut state = self.lock();
-        if state.closed {
-            if let Some(key) = key.take() {
-                state.closed_waiters.remove(key);
-            }
-            budget.made_progress();
-            return Poll::Ready(());
-        }
-        match *key {
-            Some(k) if state.closed_waiters.state(k) == Waiter::Queued => {
-                state.closed_waiters.update(k, cx.waker());
-            }
-            Some(k) => {
-                // Woken, yet not closed: cannot happen (only a close wakes
-                // these), but queueing again is always safe.
-                state.closed_waiters.remove(k);
-                *key = Some(state.closed_waiters.push_back(cx.waker().clone()));
-            }
-            None => *key = Some(state.closed_waiters.push_back(cx.waker().clone())),
-        }
-        Poll::Pending
-    }
-
-    pub(crate) fn cancel_closed(&self, key: &mut Option<usize>) {
-        if let Some(key) = key.take() {
-            self.lock().closed_waiters.remove(key);
-        }
-    }
-
     /// Refuses new values and wakes everyone waiting to send or waiting for
     /// the close.
     fn close(&self) {
@@ -355,6 +321,14 @@ impl<T> Chan<T> {
             state.closed_waiters.notify_all(&mut wakers);
         }
         wake_all(wakers);
+    }
+}
+
+impl<T> ClosedWaiters for Chan<T> {
+    fn with_closed_waiters<R>(&self, f: impl FnOnce(&mut WaitQueue, bool) -> R) -> R {
+        let mut state = self.lock();
+        let closed = state.closed;
+        f(&mut state.closed_waiters, closed)
     }
 }
 
@@ -482,27 +456,7 @@ impl<T> Tx<T> {
     /// Completes when the receiver is dropped or closed; leaves the queue of
     /// `closed` waiters if dropped first.
     pub(crate) async fn closed(&self) {
-        struct Closed<'a, T> {
-            chan: &'a Chan<T>,
-            key: Option<usize>,
-        }
-        impl<T> Future for Closed<'_, T> {
-            type Output = ();
-            fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-                let this = &mut *self;
-                this.chan.poll_closed(&mut this.key, cx)
-            }
-        }
-        impl<T> Drop for Closed<'_, T> {
-            fn drop(&mut self) {
-                self.chan.cancel_closed(&mut self.key);
-            }
-        }
-        Closed {
-            chan: &self.chan,
-            key: None,
-        }
-        .await
+        Closed::new(&*self.chan).await
     }
 }
 

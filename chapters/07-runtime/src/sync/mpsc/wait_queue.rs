@@ -31,7 +31,9 @@
 //!
 //! Book: Chapter 7, "Channels".
 
-use std::task::Waker;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
 
 /// No node: the end of a list.
 const NIL: usize = usize::MAX;
@@ -198,6 +200,29 @@ impl WaitQueue {
         }
     }
 
+    /// Keeps the waiting future whose place is `key` in the queue, with
+    /// `waker`: still queued, its waker is updated; taken off (woken, but
+    /// what it waits for is not there yet), or not yet queued, it is
+    /// queued at the back. Each waiting future's poll calls it after
+    /// finding that what it waits for is not there.
+    pub(crate) fn register(&mut self, key: &mut Option<usize>, waker: &Waker) {
+        match *key {
+            Some(k) if self.state(k) == Waiter::Queued => self.update(k, waker),
+            _ => {
+                self.leave(key);
+                *key = Some(self.push_back(waker.clone()));
+            }
+        }
+    }
+
+    /// Takes the waiting future whose place is `key` out of the queue, if
+    /// it has a place: it is done waiting, or dropped.
+    pub(crate) fn leave(&mut self, key: &mut Option<usize>) {
+        if let Some(k) = key.take() {
+            self.remove(k);
+        }
+    }
+
     fn unlink(&mut self, key: usize) {
         let (prev, next) = (self.nodes[key].prev, self.nodes[key].next);
         if prev == NIL {
@@ -226,6 +251,60 @@ pub(crate) enum Assign {
     Partial,
     /// The head waiter has all it asked for: wake it.
     Granted(Option<Waker>),
+}
+
+/// A channel whose senders can wait for the receiving side to go
+/// (`Sender::closed`): it keeps those senders in a [`WaitQueue`], under its
+/// lock, and knows whether the receiving side is gone.
+pub(crate) trait ClosedWaiters {
+    /// Runs `f`, under the channel's lock, on the queue of `closed` waiters
+    /// and whether the receiving side is gone.
+    fn with_closed_waiters<R>(&self, f: impl FnOnce(&mut WaitQueue, bool) -> R) -> R;
+}
+
+/// The future of `Sender::closed`, for every channel: its place in the
+/// channel's queue of `closed` waiters, which it leaves when dropped.
+pub(crate) struct Closed<'a, C: ClosedWaiters + ?Sized> {
+    chan: &'a C,
+    key: Option<usize>,
+}
+
+impl<'a, C: ClosedWaiters + ?Sized> Closed<'a, C> {
+    pub(crate) fn new(chan: &'a C) -> Closed<'a, C> {
+        Closed { chan, key: None }
+    }
+}
+
+impl<C: ClosedWaiters + ?Sized> Future for Closed<'_, C> {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
+        let this = &mut *self;
+        let gone = this.chan.with_closed_waiters(|waiters, gone| {
+            if gone {
+                waiters.leave(&mut this.key);
+            } else {
+                waiters.register(&mut this.key, cx.waker());
+            }
+            gone
+        });
+        if !gone {
+            return Poll::Pending;
+        }
+        budget.made_progress();
+        Poll::Ready(())
+    }
+}
+
+impl<C: ClosedWaiters + ?Sized> Drop for Closed<'_, C> {
+    fn drop(&mut self) {
+        if self.key.is_some() {
+            let key = &mut self.key;
+            self.chan
+                .with_closed_waiters(|waiters, _| waiters.leave(key));
+        }
+    }
 }
 
 /// Wakes every waker in `wakers` (called with no lock held).
