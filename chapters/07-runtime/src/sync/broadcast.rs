@@ -119,6 +119,22 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
     )
 }
 
+/// `strong_count` and `weak_count`, the same on a sender and on a weak
+/// sender (each holds the channel in `shared`).
+macro_rules! sender_counts {
+    () => {
+        /// Senders (not counting weak ones) alive now.
+        pub fn strong_count(&self) -> usize {
+            self.shared.lock().senders
+        }
+
+        /// Weak senders alive now.
+        pub fn weak_count(&self) -> usize {
+            self.shared.lock().weak_senders
+        }
+    };
+}
+
 /// Sends values to every receiver; clone it for more producers.
 pub struct Sender<T> {
     shared: Arc<Shared<T>>,
@@ -263,12 +279,7 @@ impl<T> Sender<T> {
 
     /// A new receiver, which will see the values sent from now on.
     pub fn subscribe(&self) -> Receiver<T> {
-        let mut state = self.shared.lock();
-        state.receivers += 1;
-        Receiver {
-            shared: self.shared.clone(),
-            next: state.tail,
-        }
+        Receiver::at_tail(&self.shared)
     }
 
     /// Receivers alive now.
@@ -306,21 +317,10 @@ impl<T> Sender<T> {
 
     /// A [`WeakSender`], which does not count as a sender.
     pub fn downgrade(&self) -> WeakSender<T> {
-        self.shared.lock().weak_senders += 1;
-        WeakSender {
-            shared: self.shared.clone(),
-        }
+        WeakSender::counted(&self.shared)
     }
 
-    /// Senders (not counting weak ones) alive now.
-    pub fn strong_count(&self) -> usize {
-        self.shared.lock().senders
-    }
-
-    /// Weak senders alive now.
-    pub fn weak_count(&self) -> usize {
-        self.shared.lock().weak_senders
-    }
+    sender_counts!();
 }
 
 impl<T> ClosedWaiters for Shared<T> {
@@ -345,23 +345,20 @@ impl<T> WeakSender<T> {
         })
     }
 
-    /// Senders (not counting weak ones) alive now.
-    pub fn strong_count(&self) -> usize {
-        self.shared.lock().senders
-    }
+    sender_counts!();
 
-    /// Weak senders alive now.
-    pub fn weak_count(&self) -> usize {
-        self.shared.lock().weak_senders
+    /// A new weak sender on `shared`'s channel, counted.
+    fn counted(shared: &Arc<Shared<T>>) -> WeakSender<T> {
+        shared.lock().weak_senders += 1;
+        WeakSender {
+            shared: shared.clone(),
+        }
     }
 }
 
 impl<T> Clone for WeakSender<T> {
     fn clone(&self) -> WeakSender<T> {
-        self.shared.lock().weak_senders += 1;
-        WeakSender {
-            shared: self.shared.clone(),
-        }
+        WeakSender::counted(&self.shared)
     }
 }
 
@@ -441,16 +438,22 @@ impl<T: Clone> Receiver<T> {
     /// A new receiver on the same channel, starting at the tail (it does not
     /// see the values this one has not read yet).
     pub fn resubscribe(&self) -> Receiver<T> {
-        let mut state = self.shared.lock();
-        state.receivers += 1;
-        Receiver {
-            shared: self.shared.clone(),
-            next: state.tail,
-        }
+        Receiver::at_tail(&self.shared)
     }
 }
 
 impl<T> Receiver<T> {
+    /// A new receiver on `shared`'s channel, counted, that will see the
+    /// values sent from now on.
+    fn at_tail(shared: &Arc<Shared<T>>) -> Receiver<T> {
+        let mut state = shared.lock();
+        state.receivers += 1;
+        Receiver {
+            shared: shared.clone(),
+            next: state.tail,
+        }
+    }
+
     /// Values sent that this receiver has not read yet (including evicted
     /// ones, which it will learn of as `Lagged`).
     pub fn len(&self) -> usize {
