@@ -1,5 +1,6 @@
 //! The waiting line shared by [`Semaphore`](super::Semaphore) and
-//! [`Notify`](super::Notify): a FIFO queue of waiter slots kept in a `Vec`,
+//! [`Notify`](super::Notify), and by the channels (under their `WaitQueue`,
+//! `mpsc/wait_queue.rs`): a FIFO queue of waiter slots kept in a `Vec`,
 //! linked by index, so that a waiter is served in arrival order and one that
 //! gives up leaves in O(1).
 //!
@@ -114,6 +115,11 @@ impl<T> WaitList<T> {
     /// The waiter's payload.
     pub(crate) fn payload(&mut self, key: usize) -> &mut T {
         &mut self.slots[key].payload
+    }
+
+    /// The waiter's payload, to read.
+    pub(crate) fn peek(&self, key: usize) -> &T {
+        &self.slots[key].payload
     }
 
     /// Replaces the waiter's waker unless the old one wakes the same task.
