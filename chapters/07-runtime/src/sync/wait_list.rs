@@ -124,11 +124,7 @@ impl<T> WaitList<T> {
 
     /// Replaces the waiter's waker unless the old one wakes the same task.
     pub(crate) fn set_waker(&mut self, key: usize, waker: &Waker) {
-        let slot = &mut self.slots[key];
-        match &slot.waker {
-            Some(old) if old.will_wake(waker) => {}
-            _ => slot.waker = Some(waker.clone()),
-        }
+        store_waker(&mut self.slots[key].waker, waker);
     }
 
     /// Takes the waiter out of the line (it has been served); the slot stays
@@ -165,6 +161,16 @@ impl<T> WaitList<T> {
         slot.next = self.free;
         self.free = key;
         &self.slots[key].payload
+    }
+}
+
+/// Keeps `waker` in `stored`, unless the waker there already wakes the same
+/// task (then cloning it again would only cost): what every waiting future
+/// of `sync/` does with the waker of each poll.
+pub(crate) fn store_waker(stored: &mut Option<Waker>, waker: &Waker) {
+    match stored {
+        Some(old) if old.will_wake(waker) => {}
+        _ => *stored = Some(waker.clone()),
     }
 }
 

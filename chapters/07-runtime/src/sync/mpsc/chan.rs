@@ -30,6 +30,7 @@
 
 use super::wait_queue::{Assign, Closed, ClosedWaiters, WaitQueue, Waiter, wake_all};
 use crate::loom::{Arc, Mutex, MutexGuard};
+use crate::sync::wait_list::store_waker;
 use std::collections::VecDeque;
 use std::ops::Deref;
 use std::task::{Context, Poll, Waker};
@@ -815,10 +816,7 @@ impl<T> State<T> {
     /// Keeps `waker` as the receiver's, unless the stored one wakes the
     /// same task.
     fn set_receiver_waker(&mut self, waker: &Waker) {
-        match &self.receiver_waker {
-            Some(stored) if stored.will_wake(waker) => {}
-            _ => self.receiver_waker = Some(waker.clone()),
-        }
+        store_waker(&mut self.receiver_waker, waker);
     }
 
     /// No value can come any more.
