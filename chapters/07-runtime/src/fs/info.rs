@@ -12,26 +12,13 @@ use std::fs::{Metadata, Permissions};
 use std::io;
 use std::path::Path;
 
-/// The metadata of the file or directory at `path`, following symbolic
-/// links (`std::fs::metadata` on the blocking pool).
-///
-/// # Panics
-///
-/// When awaited outside a runtime.
-pub async fn metadata(path: impl AsRef<Path>) -> io::Result<Metadata> {
-    let path = path.as_ref().to_owned();
-    asyncify(move || std::fs::metadata(path)).await
-}
-
-/// The metadata of `path` itself, without following a symbolic link
-/// (`std::fs::symlink_metadata` on the blocking pool).
-///
-/// # Panics
-///
-/// When awaited outside a runtime.
-pub async fn symlink_metadata(path: impl AsRef<Path>) -> io::Result<Metadata> {
-    let path = path.as_ref().to_owned();
-    asyncify(move || std::fs::symlink_metadata(path)).await
+path_functions! {
+    /// The metadata of the file or directory at `path`, following symbolic
+    /// links (`std::fs::metadata` on the blocking pool).
+    fn metadata -> Metadata;
+    /// The metadata of `path` itself, without following a symbolic link
+    /// (`std::fs::symlink_metadata` on the blocking pool).
+    fn symlink_metadata -> Metadata;
 }
 
 /// `Ok(true)` if `path` names an existing file or directory (following

@@ -13,7 +13,8 @@
 //! * the one-shot functions ([`read`], [`write()`], [`metadata`],
 //!   [`create_dir_all`], …) move their arguments to the pool, make the
 //!   `std::fs` call there and hand back its result (`asyncify` below is the
-//!   whole pattern: `whole_file.rs`, `tree.rs`, `info.rs`);
+//!   whole pattern: `whole_file.rs`, `tree.rs`, `info.rs`; those that take
+//!   a path and nothing else are written by `path_functions!`);
 //! * [`read_dir`] reads a directory 32 entries per pool call
 //!   (`read_dir.rs`);
 //! * [`OpenOptions`] and [`File`] (`open_options.rs`, `file.rs`): a `File`
@@ -31,6 +32,23 @@
 //! why they go to the blocking pool".
 //!
 //! [`task::spawn_blocking`]: crate::task::spawn_blocking
+
+/// The one-shot functions that take a path and nothing else: for each
+/// `fn name -> T;` (with its docs), `async fn name(path) -> io::Result<T>`,
+/// which runs `std::fs::name` on the path on the blocking pool.
+macro_rules! path_functions {
+    ($($(#[$doc:meta])* fn $name:ident -> $output:ty;)*) => {$(
+        $(#[$doc])*
+        ///
+        /// # Panics
+        ///
+        /// When awaited outside a runtime.
+        pub async fn $name(path: impl AsRef<std::path::Path>) -> std::io::Result<$output> {
+            let path = path.as_ref().to_owned();
+            $crate::fs::asyncify(move || std::fs::$name(path)).await
+        }
+    )*};
+}
 
 mod buf;
 mod file;

@@ -10,6 +10,19 @@ use super::{File, asyncify};
 use std::io;
 use std::path::Path;
 
+/// The builder's switches, each a method of `std::fs::OpenOptions` of the
+/// same name: it records the choice in the `std` builder inside and returns
+/// this one, for chaining.
+macro_rules! switches {
+    ($($(#[$doc:meta])* fn $name:ident;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(&mut self, $name: bool) -> &mut OpenOptions {
+            self.0.$name($name);
+            self
+        }
+    )*};
+}
+
 /// Options for opening a file, as `std::fs::OpenOptions` with an `async`
 /// [`open`](OpenOptions::open) that returns an rt [`File`].
 ///
@@ -37,43 +50,22 @@ impl OpenOptions {
         OpenOptions(std::fs::OpenOptions::new())
     }
 
-    /// Open for reading.
-    pub fn read(&mut self, read: bool) -> &mut OpenOptions {
-        self.0.read(read);
-        self
-    }
-
-    /// Open for writing; without `truncate` or `append`, writes overwrite
-    /// from the start.
-    pub fn write(&mut self, write: bool) -> &mut OpenOptions {
-        self.0.write(write);
-        self
-    }
-
-    /// Open for appending: every write goes to the end of the file, even
-    /// if another process has written there since (implies `write`).
-    pub fn append(&mut self, append: bool) -> &mut OpenOptions {
-        self.0.append(append);
-        self
-    }
-
-    /// Cut an existing file to length 0 on opening (needs `write`).
-    pub fn truncate(&mut self, truncate: bool) -> &mut OpenOptions {
-        self.0.truncate(truncate);
-        self
-    }
-
-    /// Create the file if it does not exist (needs `write` or `append`).
-    pub fn create(&mut self, create: bool) -> &mut OpenOptions {
-        self.0.create(create);
-        self
-    }
-
-    /// Create the file, failing with `AlreadyExists` if it exists, in one
-    /// atomic step; `create` and `truncate` are then ignored.
-    pub fn create_new(&mut self, create_new: bool) -> &mut OpenOptions {
-        self.0.create_new(create_new);
-        self
+    switches! {
+        /// Open for reading.
+        fn read;
+        /// Open for writing; without `truncate` or `append`, writes overwrite
+        /// from the start.
+        fn write;
+        /// Open for appending: every write goes to the end of the file, even
+        /// if another process has written there since (implies `write`).
+        fn append;
+        /// Cut an existing file to length 0 on opening (needs `write`).
+        fn truncate;
+        /// Create the file if it does not exist (needs `write` or `append`).
+        fn create;
+        /// Create the file, failing with `AlreadyExists` if it exists, in one
+        /// atomic step; `create` and `truncate` are then ignored.
+        fn create_new;
     }
 
     /// The permission bits of a file this creates (`0o666` by default,

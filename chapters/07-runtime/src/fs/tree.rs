@@ -12,65 +12,28 @@ use super::asyncify;
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// Makes the directory `path`; its parent must exist
-/// (`std::fs::create_dir` on the blocking pool).
-///
-/// # Errors
-///
-/// `AlreadyExists` if `path` exists, `NotFound` if its parent does not.
-///
-/// # Panics
-///
-/// When awaited outside a runtime.
-pub async fn create_dir(path: impl AsRef<Path>) -> io::Result<()> {
-    let path = path.as_ref().to_owned();
-    asyncify(move || std::fs::create_dir(path)).await
-}
-
-/// Makes the directory `path` and any missing parents; a directory that
-/// already exists is not an error (`std::fs::create_dir_all` on the
-/// blocking pool).
-///
-/// # Panics
-///
-/// When awaited outside a runtime.
-pub async fn create_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
-    let path = path.as_ref().to_owned();
-    asyncify(move || std::fs::create_dir_all(path)).await
-}
-
-/// Removes the file (or symbolic link) at `path`
-/// (`std::fs::remove_file` on the blocking pool).
-///
-/// # Panics
-///
-/// When awaited outside a runtime.
-pub async fn remove_file(path: impl AsRef<Path>) -> io::Result<()> {
-    let path = path.as_ref().to_owned();
-    asyncify(move || std::fs::remove_file(path)).await
-}
-
-/// Removes the empty directory `path` (`std::fs::remove_dir` on the
-/// blocking pool).
-///
-/// # Panics
-///
-/// When awaited outside a runtime.
-pub async fn remove_dir(path: impl AsRef<Path>) -> io::Result<()> {
-    let path = path.as_ref().to_owned();
-    asyncify(move || std::fs::remove_dir(path)).await
-}
-
-/// Removes the directory `path` and everything in it
-/// (`std::fs::remove_dir_all` on the blocking pool: one pool job for the
-/// whole tree).
-///
-/// # Panics
-///
-/// When awaited outside a runtime.
-pub async fn remove_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
-    let path = path.as_ref().to_owned();
-    asyncify(move || std::fs::remove_dir_all(path)).await
+path_functions! {
+    /// Makes the directory `path`; its parent must exist
+    /// (`std::fs::create_dir` on the blocking pool).
+    ///
+    /// # Errors
+    ///
+    /// `AlreadyExists` if `path` exists, `NotFound` if its parent does not.
+    fn create_dir -> ();
+    /// Makes the directory `path` and any missing parents; a directory that
+    /// already exists is not an error (`std::fs::create_dir_all` on the
+    /// blocking pool).
+    fn create_dir_all -> ();
+    /// Removes the file (or symbolic link) at `path`
+    /// (`std::fs::remove_file` on the blocking pool).
+    fn remove_file -> ();
+    /// Removes the empty directory `path` (`std::fs::remove_dir` on the
+    /// blocking pool).
+    fn remove_dir -> ();
+    /// Removes the directory `path` and everything in it
+    /// (`std::fs::remove_dir_all` on the blocking pool: one pool job for the
+    /// whole tree).
+    fn remove_dir_all -> ();
 }
 
 /// Renames `from` to `to`, replacing `to` if it is a file
@@ -107,26 +70,13 @@ pub async fn symlink(original: impl AsRef<Path>, link: impl AsRef<Path>) -> io::
     asyncify(move || std::os::unix::fs::symlink(original, link)).await
 }
 
-/// The absolute form of `path`, with every symbolic link resolved and no
-/// `.` or `..` left (`std::fs::canonicalize` on the blocking pool).
-///
-/// # Panics
-///
-/// When awaited outside a runtime.
-pub async fn canonicalize(path: impl AsRef<Path>) -> io::Result<PathBuf> {
-    let path = path.as_ref().to_owned();
-    asyncify(move || std::fs::canonicalize(path)).await
-}
-
-/// What the symbolic link `path` points to (`std::fs::read_link` on the
-/// blocking pool).
-///
-/// # Panics
-///
-/// When awaited outside a runtime.
-pub async fn read_link(path: impl AsRef<Path>) -> io::Result<PathBuf> {
-    let path = path.as_ref().to_owned();
-    asyncify(move || std::fs::read_link(path)).await
+path_functions! {
+    /// The absolute form of `path`, with every symbolic link resolved and no
+    /// `.` or `..` left (`std::fs::canonicalize` on the blocking pool).
+    fn canonicalize -> PathBuf;
+    /// What the symbolic link `path` points to (`std::fs::read_link` on the
+    /// blocking pool).
+    fn read_link -> PathBuf;
 }
 
 /// Makes directories with chosen options: Tokio's `DirBuilder`, a

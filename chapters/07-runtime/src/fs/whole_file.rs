@@ -9,45 +9,32 @@ use super::asyncify;
 use std::io;
 use std::path::Path;
 
-/// Reads the whole file at `path` into a `Vec<u8>`
-/// (`std::fs::read` on the blocking pool).
-///
-/// ```
-/// # rt::Runtime::new().unwrap().block_on(async {
-/// let path = std::env::temp_dir().join(format!("rt-doc-read-{}", std::process::id()));
-/// rt::fs::write(&path, b"bytes").await?;
-/// assert_eq!(rt::fs::read(&path).await?, b"bytes");
-/// rt::fs::remove_file(&path).await?;
-/// # Ok::<(), std::io::Error>(())
-/// # }).unwrap();
-/// ```
-///
-/// # Errors
-///
-/// As `std::fs::read`: `NotFound` if there is no such file, and so on.
-///
-/// # Panics
-///
-/// When awaited outside a runtime.
-pub async fn read(path: impl AsRef<Path>) -> io::Result<Vec<u8>> {
-    let path = path.as_ref().to_owned();
-    asyncify(move || std::fs::read(path)).await
-}
-
-/// Reads the whole file at `path` into a `String`
-/// (`std::fs::read_to_string` on the blocking pool).
-///
-/// # Errors
-///
-/// As `std::fs::read_to_string`; a file that is not UTF-8 is an error of
-/// kind `InvalidData`.
-///
-/// # Panics
-///
-/// When awaited outside a runtime.
-pub async fn read_to_string(path: impl AsRef<Path>) -> io::Result<String> {
-    let path = path.as_ref().to_owned();
-    asyncify(move || std::fs::read_to_string(path)).await
+path_functions! {
+    /// Reads the whole file at `path` into a `Vec<u8>`
+    /// (`std::fs::read` on the blocking pool).
+    ///
+    /// ```
+    /// # rt::Runtime::new().unwrap().block_on(async {
+    /// let path = std::env::temp_dir().join(format!("rt-doc-read-{}", std::process::id()));
+    /// rt::fs::write(&path, b"bytes").await?;
+    /// assert_eq!(rt::fs::read(&path).await?, b"bytes");
+    /// rt::fs::remove_file(&path).await?;
+    /// # Ok::<(), std::io::Error>(())
+    /// # }).unwrap();
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As `std::fs::read`: `NotFound` if there is no such file, and so on.
+    fn read -> Vec<u8>;
+    /// Reads the whole file at `path` into a `String`
+    /// (`std::fs::read_to_string` on the blocking pool).
+    ///
+    /// # Errors
+    ///
+    /// As `std::fs::read_to_string`; a file that is not UTF-8 is an error of
+    /// kind `InvalidData`.
+    fn read_to_string -> String;
 }
 
 /// Writes `contents` as the whole of the file at `path`, creating it if it

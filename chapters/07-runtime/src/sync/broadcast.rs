@@ -30,7 +30,7 @@
 //! Book: Chapter 7, "Channels".
 
 use crate::loom::{Arc, Mutex, MutexGuard};
-use crate::sync::mpsc::wait_queue::{WaitQueue, Waiter, wake_all};
+use crate::sync::mpsc::wait_queue::{Closed, ClosedWaiters, WaitQueue, wake_all};
 use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
@@ -39,8 +39,6 @@ use std::task::{Context, Poll};
 
 /// Error types, under Tokio's path (`broadcast::error::RecvError`).
 pub mod error {
-    use std::fmt;
-
     /// No receiver is alive: the value was not queued; here it is back.
     #[derive(PartialEq, Eq, Clone, Copy)]
     pub struct SendError<T>(pub T);
@@ -68,28 +66,17 @@ pub mod error {
 
     send_error_impls!(SendError);
 
-    impl fmt::Display for RecvError {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            match self {
-                RecvError::Closed => f.write_str("channel closed"),
-                RecvError::Lagged(n) => write!(f, "channel lagged by {n}"),
-            }
-        }
+    error_impls! {
+        RecvError => [] {
+            RecvError::Closed => "channel closed",
+            RecvError::Lagged(n) => "channel lagged by {n}",
+        },
+        TryRecvError => [] {
+            TryRecvError::Empty => "channel empty",
+            TryRecvError::Closed => "channel closed",
+            TryRecvError::Lagged(n) => "channel lagged by {n}",
+        },
     }
-
-    impl std::error::Error for RecvError {}
-
-    impl fmt::Display for TryRecvError {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            match self {
-                TryRecvError::Empty => f.write_str("channel empty"),
-                TryRecvError::Closed => f.write_str("channel closed"),
-                TryRecvError::Lagged(n) => write!(f, "channel lagged by {n}"),
-            }
-        }
-    }
-
-    impl std::error::Error for TryRecvError {}
 }
 
 pub use error::{RecvError, SendError, TryRecvError};
@@ -130,6 +117,22 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
         },
         Receiver { shared, next: 0 },
     )
+}
+
+/// `strong_count` and `weak_count`, the same on a sender and on a weak
+/// sender (each holds the channel in `shared`).
+macro_rules! sender_counts {
+    () => {
+        /// Senders (not counting weak ones) alive now.
+        pub fn strong_count(&self) -> usize {
+            self.shared.lock().senders
+        }
+
+        /// Weak senders alive now.
+        pub fn weak_count(&self) -> usize {
+            self.shared.lock().weak_senders
+        }
+    };
 }
 
 /// Sends values to every receiver; clone it for more producers.
@@ -276,12 +279,7 @@ impl<T> Sender<T> {
 
     /// A new receiver, which will see the values sent from now on.
     pub fn subscribe(&self) -> Receiver<T> {
-        let mut state = self.shared.lock();
-        state.receivers += 1;
-        Receiver {
-            shared: self.shared.clone(),
-            next: state.tail,
-        }
+        Receiver::at_tail(&self.shared)
     }
 
     /// Receivers alive now.
@@ -314,72 +312,22 @@ impl<T> Sender<T> {
     ///
     /// Cancel-safe: it takes nothing.
     pub async fn closed(&self) {
-        Closed {
-            shared: &self.shared,
-            key: None,
-        }
-        .await
+        Closed::new(&*self.shared).await
     }
 
     /// A [`WeakSender`], which does not count as a sender.
     pub fn downgrade(&self) -> WeakSender<T> {
-        self.shared.lock().weak_senders += 1;
-        WeakSender {
-            shared: self.shared.clone(),
-        }
+        WeakSender::counted(&self.shared)
     }
 
-    /// Senders (not counting weak ones) alive now.
-    pub fn strong_count(&self) -> usize {
-        self.shared.lock().senders
-    }
-
-    /// Weak senders alive now.
-    pub fn weak_count(&self) -> usize {
-        self.shared.lock().weak_senders
-    }
+    sender_counts!();
 }
 
-/// The future of [`Sender::closed`]: its place among the closed waiters.
-struct Closed<'a, T> {
-    shared: &'a Shared<T>,
-    key: Option<usize>,
-}
-
-impl<T> Future for Closed<'_, T> {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
-        let this = &mut *self;
-        let mut state = this.shared.lock();
-        if state.receivers == 0 {
-            if let Some(key) = this.key.take() {
-                state.closed_waiters.remove(key);
-            }
-            budget.made_progress();
-            return Poll::Ready(());
-        }
-        match this.key {
-            Some(key) if state.closed_waiters.state(key) == Waiter::Queued => {
-                state.closed_waiters.update(key, cx.waker());
-            }
-            // Woken, but a receiver subscribed since: wait again.
-            Some(key) => {
-                state.closed_waiters.remove(key);
-                this.key = Some(state.closed_waiters.push_back(cx.waker().clone()));
-            }
-            None => this.key = Some(state.closed_waiters.push_back(cx.waker().clone())),
-        }
-        Poll::Pending
-    }
-}
-
-impl<T> Drop for Closed<'_, T> {
-    fn drop(&mut self) {
-        if let Some(key) = self.key.take() {
-            self.shared.lock().closed_waiters.remove(key);
-        }
+impl<T> ClosedWaiters for Shared<T> {
+    fn with_closed_waiters<R>(&self, f: impl FnOnce(&mut WaitQueue, bool) -> R) -> R {
+        let mut state = self.lock();
+        let gone = state.receivers == 0;
+        f(&mut state.closed_waiters, gone)
     }
 }
 
@@ -397,23 +345,20 @@ impl<T> WeakSender<T> {
         })
     }
 
-    /// Senders (not counting weak ones) alive now.
-    pub fn strong_count(&self) -> usize {
-        self.shared.lock().senders
-    }
+    sender_counts!();
 
-    /// Weak senders alive now.
-    pub fn weak_count(&self) -> usize {
-        self.shared.lock().weak_senders
+    /// A new weak sender on `shared`'s channel, counted.
+    fn counted(shared: &Arc<Shared<T>>) -> WeakSender<T> {
+        shared.lock().weak_senders += 1;
+        WeakSender {
+            shared: shared.clone(),
+        }
     }
 }
 
 impl<T> Clone for WeakSender<T> {
     fn clone(&self) -> WeakSender<T> {
-        self.shared.lock().weak_senders += 1;
-        WeakSender {
-            shared: self.shared.clone(),
-        }
+        WeakSender::counted(&self.shared)
     }
 }
 
@@ -493,16 +438,22 @@ impl<T: Clone> Receiver<T> {
     /// A new receiver on the same channel, starting at the tail (it does not
     /// see the values this one has not read yet).
     pub fn resubscribe(&self) -> Receiver<T> {
-        let mut state = self.shared.lock();
-        state.receivers += 1;
-        Receiver {
-            shared: self.shared.clone(),
-            next: state.tail,
-        }
+        Receiver::at_tail(&self.shared)
     }
 }
 
 impl<T> Receiver<T> {
+    /// A new receiver on `shared`'s channel, counted, that will see the
+    /// values sent from now on.
+    fn at_tail(shared: &Arc<Shared<T>>) -> Receiver<T> {
+        let mut state = shared.lock();
+        state.receivers += 1;
+        Receiver {
+            shared: shared.clone(),
+            next: state.tail,
+        }
+    }
+
     /// Values sent that this receiver has not read yet (including evicted
     /// ones, which it will learn of as `Lagged`).
     pub fn len(&self) -> usize {
@@ -551,31 +502,19 @@ impl<T: Clone> Future for Recv<'_, T> {
         let receiver = &mut *this.receiver;
         let mut state = receiver.shared.lock();
         if let Some(result) = state.take(&mut receiver.next) {
-            if let Some(key) = this.key.take() {
-                state.waiters.remove(key);
-            }
+            state.waiters.leave(&mut this.key);
             budget.made_progress();
             return Poll::Ready(result);
         }
-        match this.key {
-            Some(key) if state.waiters.state(key) == Waiter::Queued => {
-                state.waiters.update(key, cx.waker());
-            }
-            _ => {
-                if let Some(key) = this.key.take() {
-                    state.waiters.remove(key);
-                }
-                this.key = Some(state.waiters.push_back(cx.waker().clone()));
-            }
-        }
+        state.waiters.register(&mut this.key, cx.waker());
         Poll::Pending
     }
 }
 
 impl<T> Drop for Recv<'_, T> {
     fn drop(&mut self) {
-        if let Some(key) = self.key.take() {
-            self.receiver.shared.lock().waiters.remove(key);
+        if self.key.is_some() {
+            self.receiver.shared.lock().waiters.leave(&mut self.key);
         }
     }
 }

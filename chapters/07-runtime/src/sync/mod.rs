@@ -30,6 +30,8 @@
 // declared after it.
 #[macro_use]
 mod macros;
+#[macro_use]
+mod lock;
 
 mod barrier;
 mod blocking;
@@ -64,14 +66,12 @@ pub use semaphore::{
 };
 pub use set_once::{SetOnce, SetOnceError};
 
-/// Polls a boxed future once, with a waker that does nothing: how the unit
-/// tests of `sync/` step a future by hand.
+/// Polls a future once, with a waker that does nothing: how the unit tests
+/// of `sync/` step a future by hand (a boxed one, or one pinned by `pin!`).
 #[cfg(all(test, not(loom)))]
-fn poll_boxed<F: std::future::Future + ?Sized>(
-    future: &mut std::pin::Pin<Box<F>>,
+fn poll_once<F: std::future::Future + Unpin + ?Sized>(
+    future: &mut F,
 ) -> std::task::Poll<F::Output> {
     let waker = std::task::Waker::noop();
-    future
-        .as_mut()
-        .poll(&mut std::task::Context::from_waker(waker))
+    std::pin::Pin::new(future).poll(&mut std::task::Context::from_waker(waker))
 }

@@ -23,9 +23,9 @@
 //!
 //! Book: Chapter 7, "Locks and notification".
 
+use super::lock::{Held, Lock, acquire, try_acquire};
 use super::semaphore::Semaphore;
 use std::cell::UnsafeCell;
-use std::fmt;
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
@@ -54,7 +54,7 @@ pub struct MutexGuard<'a, T: ?Sized> {
 #[clippy::has_significant_drop]
 #[must_use = "dropping the guard unlocks the mutex at once"]
 pub struct OwnedMutexGuard<T: ?Sized> {
-    lock: Arc<Mutex<T>>,
+    held: Held<Arc<Mutex<T>>>,
 }
 
 /// A [`MutexGuard`] narrowed by [`MutexGuard::map`] to a part of the value
@@ -62,7 +62,7 @@ pub struct OwnedMutexGuard<T: ?Sized> {
 #[clippy::has_significant_drop]
 #[must_use = "dropping the guard unlocks the mutex at once"]
 pub struct MappedMutexGuard<'a, T: ?Sized> {
-    sem: &'a Semaphore,
+    held: Held<&'a Semaphore>,
     /// The part, inside the locked value.
     data: *mut T,
     _borrow: PhantomData<&'a mut T>,
@@ -73,7 +73,7 @@ pub struct MappedMutexGuard<'a, T: ?Sized> {
 #[clippy::has_significant_drop]
 #[must_use = "dropping the guard unlocks the mutex at once"]
 pub struct OwnedMappedMutexGuard<T: ?Sized, U: ?Sized = T> {
-    lock: Arc<Mutex<T>>,
+    held: Held<Arc<Mutex<T>>>,
     /// The part, inside the value the `Arc` keeps alive.
     data: *mut U,
     _borrow: PhantomData<U>,
@@ -134,20 +134,15 @@ impl<T: ?Sized> Mutex<T> {
     /// Cancel safety: cancelling loses the place in the line, nothing else.
     // ANCHOR: lock
     pub async fn lock(&self) -> MutexGuard<'_, T> {
-        // The semaphore is never closed, so the wait cannot fail.
-        if self.sem.acquire_raw(1).await.is_err() {
-            unreachable!("a mutex's semaphore is never closed");
-        }
+        acquire(&self.sem, 1).await;
         MutexGuard { lock: self }
     }
     // ANCHOR_END: lock
 
     /// Takes the lock if it is free now and nobody waits for it.
     pub fn try_lock(&self) -> Result<MutexGuard<'_, T>, TryLockError> {
-        match self.sem.try_take(1) {
-            Ok(()) => Ok(MutexGuard { lock: self }),
-            Err(_) => Err(TryLockError(())),
-        }
+        try_acquire(&self.sem, 1)?;
+        Ok(MutexGuard { lock: self })
     }
 
     /// [`lock`](Mutex::lock) for synchronous code: blocks the thread until
@@ -176,23 +171,32 @@ impl<T: ?Sized> Mutex<T> {
 
     /// [`lock`](Mutex::lock) for a guard that owns an `Arc` of the mutex.
     pub async fn lock_owned(self: Arc<Self>) -> OwnedMutexGuard<T> {
-        if self.sem.acquire_raw(1).await.is_err() {
-            unreachable!("a mutex's semaphore is never closed");
-        }
-        OwnedMutexGuard { lock: self }
+        acquire(&self.sem, 1).await;
+        self.owned_guard()
     }
 
     /// [`try_lock`](Mutex::try_lock) for a guard that owns an `Arc`.
     pub fn try_lock_owned(self: Arc<Self>) -> Result<OwnedMutexGuard<T>, TryLockError> {
-        match self.sem.try_take(1) {
-            Ok(()) => Ok(OwnedMutexGuard { lock: self }),
-            Err(_) => Err(TryLockError(())),
-        }
+        try_acquire(&self.sem, 1)?;
+        Ok(self.owned_guard())
     }
 
     /// The value, with no locking: `&mut self` proves nobody else holds it.
     pub fn get_mut(&mut self) -> &mut T {
         self.value.get_mut()
+    }
+
+    /// The guard of the permit just taken, for `lock_owned`.
+    fn owned_guard(self: Arc<Self>) -> OwnedMutexGuard<T> {
+        OwnedMutexGuard {
+            held: Held::new(self, 1),
+        }
+    }
+}
+
+impl<T: ?Sized> Lock for Mutex<T> {
+    fn semaphore(&self) -> &Semaphore {
+        &self.sem
     }
 }
 
@@ -202,202 +206,71 @@ impl<'a, T: ?Sized> MutexGuard<'a, T> {
         this.lock
     }
 
-    /// Narrows the guard to a part of the value `f` picks (a field, an
-    /// element); the mutex stays locked until the new guard is dropped.
-    /// An associated function (`MutexGuard::map(guard, f)`), so that it
-    /// does not hide a method of `T`.
-    pub fn map<U: ?Sized, F>(this: MutexGuard<'a, T>, f: F) -> MappedMutexGuard<'a, U>
-    where
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        // `try_map` with a part that is always there.
-        match Self::try_map(this, |value| Some(f(value))) {
-            Ok(mapped) => mapped,
-            Err(_) => unreachable!("`f` always returns a part"),
-        }
+    map_methods! {
+        /// Narrows the guard to a part of the value `f` picks (a field, an
+        /// element); the mutex stays locked until the new guard is dropped.
+        /// An associated function (`MutexGuard::map(guard, f)`), so that it
+        /// does not hide a method of `T`.
+        fn map<U: ?Sized, F>(&mut T -> &mut U) -> MappedMutexGuard<'a, U>;
+        /// [`map`](Self::map) when the part may be missing: `f` returns `None`
+        /// and the original guard comes back in `Err`.
+        fn try_map via into_held;
     }
 
-    /// [`map`](Self::map) when the part may be missing: `f` returns `None`
-    /// and the original guard comes back in `Err`.
-    pub fn try_map<U: ?Sized, F>(
-        mut this: MutexGuard<'a, T>,
-        f: F,
-    ) -> Result<MappedMutexGuard<'a, U>, MutexGuard<'a, T>>
-    where
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let data: *mut U = match f(&mut *this) {
-            Some(data) => data,
-            None => return Err(this),
-        };
+    /// The guard's permit, for a mapped guard to hold, the guard taken
+    /// apart so that its drop does not give the permit back.
+    fn into_held(this: MutexGuard<'a, T>) -> Held<&'a Semaphore> {
         let sem = &this.lock.sem;
-        // The permit passes to the mapped guard, which gives it back.
         std::mem::forget(this);
-        Ok(MappedMutexGuard {
-            sem,
-            data,
-            _borrow: PhantomData,
-        })
+        Held::new(sem, 1)
     }
 }
 
 impl<'a, T: ?Sized> MappedMutexGuard<'a, T> {
-    /// Narrows the guard further; see [`MutexGuard::map`].
-    pub fn map<U: ?Sized, F>(this: MappedMutexGuard<'a, T>, f: F) -> MappedMutexGuard<'a, U>
-    where
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        // `try_map` with a part that is always there.
-        match Self::try_map(this, |value| Some(f(value))) {
-            Ok(mapped) => mapped,
-            Err(_) => unreachable!("`f` always returns a part"),
-        }
-    }
-
-    /// Narrows the guard further if `f` finds the part; see
-    /// [`MutexGuard::try_map`].
-    pub fn try_map<U: ?Sized, F>(
-        mut this: MappedMutexGuard<'a, T>,
-        f: F,
-    ) -> Result<MappedMutexGuard<'a, U>, MappedMutexGuard<'a, T>>
-    where
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let data: *mut U = match f(&mut *this) {
-            Some(data) => data,
-            None => return Err(this),
-        };
-        let sem = this.sem;
-        std::mem::forget(this);
-        Ok(MappedMutexGuard {
-            sem,
-            data,
-            _borrow: PhantomData,
-        })
+    map_methods! {
+        /// Narrows the guard further; see [`MutexGuard::map`].
+        fn map<U: ?Sized, F>(&mut T -> &mut U) -> MappedMutexGuard<'a, U>;
+        /// Narrows the guard further if `f` finds the part; see
+        /// [`MutexGuard::try_map`].
+        fn try_map;
     }
 }
 
 impl<T: ?Sized> OwnedMutexGuard<T> {
     /// The mutex this guard locks.
     pub fn mutex(this: &OwnedMutexGuard<T>) -> &Arc<Mutex<T>> {
-        &this.lock
+        &this.held.lock
     }
 
-    /// [`MutexGuard::map`] for the owned guard: the new guard keeps the
-    /// `Arc` and the lock.
-    pub fn map<U: ?Sized, F>(this: OwnedMutexGuard<T>, f: F) -> OwnedMappedMutexGuard<T, U>
-    where
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        // `try_map` with a part that is always there.
-        match Self::try_map(this, |value| Some(f(value))) {
-            Ok(mapped) => mapped,
-            Err(_) => unreachable!("`f` always returns a part"),
-        }
-    }
-
-    /// [`MutexGuard::try_map`] for the owned guard.
-    pub fn try_map<U: ?Sized, F>(
-        mut this: OwnedMutexGuard<T>,
-        f: F,
-    ) -> Result<OwnedMappedMutexGuard<T, U>, OwnedMutexGuard<T>>
-    where
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let data: *mut U = match f(&mut *this) {
-            Some(data) => data,
-            None => return Err(this),
-        };
-        Ok(OwnedMappedMutexGuard {
-            lock: take_lock!(this),
-            data,
-            _borrow: PhantomData,
-        })
+    map_methods! {
+        /// [`MutexGuard::map`] for the owned guard: the new guard keeps the
+        /// `Arc` and the lock.
+        fn map<U: ?Sized, F>(&mut T -> &mut U) -> OwnedMappedMutexGuard<T, U>;
+        /// [`MutexGuard::try_map`] for the owned guard.
+        fn try_map;
     }
 }
 
 impl<T: ?Sized, U: ?Sized> OwnedMappedMutexGuard<T, U> {
     /// The mutex this guard locks.
     pub fn mutex(this: &OwnedMappedMutexGuard<T, U>) -> &Arc<Mutex<T>> {
-        &this.lock
+        &this.held.lock
     }
 
-    /// Narrows the guard further; see [`OwnedMutexGuard::map`].
-    pub fn map<S: ?Sized, F>(this: OwnedMappedMutexGuard<T, U>, f: F) -> OwnedMappedMutexGuard<T, S>
-    where
-        F: FnOnce(&mut U) -> &mut S,
-    {
-        // `try_map` with a part that is always there.
-        match Self::try_map(this, |value| Some(f(value))) {
-            Ok(mapped) => mapped,
-            Err(_) => unreachable!("`f` always returns a part"),
-        }
-    }
-
-    /// Narrows the guard further if `f` finds the part.
-    pub fn try_map<S: ?Sized, F>(
-        mut this: OwnedMappedMutexGuard<T, U>,
-        f: F,
-    ) -> Result<OwnedMappedMutexGuard<T, S>, OwnedMappedMutexGuard<T, U>>
-    where
-        F: FnOnce(&mut U) -> Option<&mut S>,
-    {
-        let data: *mut S = match f(&mut *this) {
-            Some(data) => data,
-            None => return Err(this),
-        };
-        Ok(OwnedMappedMutexGuard {
-            lock: take_lock!(this),
-            data,
-            _borrow: PhantomData,
-        })
+    map_methods! {
+        /// Narrows the guard further; see [`OwnedMutexGuard::map`].
+        fn map<S: ?Sized, F>(&mut U -> &mut S) -> OwnedMappedMutexGuard<T, S>;
+        /// Narrows the guard further if `f` finds the part.
+        fn try_map;
     }
 }
 
-impl<T: ?Sized> Deref for MappedMutexGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: `data` points into the locked value (it came from the
-        // `&mut` of the guard this one replaced), and this guard holds the
-        // mutex's only permit, so nobody else reaches the value.
-        unsafe { &*self.data }
-    }
+guard_impls! {
+    writes MappedMutexGuard<'a, T> => ['a, T: ?Sized] T;
+    writes OwnedMappedMutexGuard<T, U> => [T: ?Sized, U: ?Sized] U;
 }
 
-impl<T: ?Sized> DerefMut for MappedMutexGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: as in `deref`; `&mut self` makes this the only borrow.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> Deref for OwnedMappedMutexGuard<T, U> {
-    type Target = U;
-    fn deref(&self) -> &U {
-        // SAFETY: `data` points into the value that `lock` keeps alive,
-        // and this guard holds the mutex's only permit.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> DerefMut for OwnedMappedMutexGuard<T, U> {
-    fn deref_mut(&mut self) -> &mut U {
-        // SAFETY: as in `deref`; `&mut self` makes this the only borrow.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized> Drop for MappedMutexGuard<'_, T> {
-    fn drop(&mut self) {
-        self.sem.release(1);
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> Drop for OwnedMappedMutexGuard<T, U> {
-    fn drop(&mut self) {
-        self.lock.sem.release(1);
-    }
-}
+// The unmapped guards reach the value through the mutex itself.
 
 impl<T: ?Sized> Deref for MutexGuard<'_, T> {
     type Target = T;
@@ -420,7 +293,7 @@ impl<T: ?Sized> Deref for OwnedMutexGuard<T> {
     type Target = T;
     fn deref(&self) -> &T {
         // SAFETY: this guard holds the semaphore's only permit.
-        unsafe { &*self.lock.value.get() }
+        unsafe { &*self.held.lock.value.get() }
     }
 }
 
@@ -428,7 +301,7 @@ impl<T: ?Sized> DerefMut for OwnedMutexGuard<T> {
     fn deref_mut(&mut self) -> &mut T {
         // SAFETY: this guard holds the semaphore's only permit, and `&mut
         // self` makes this the only borrow through it.
-        unsafe { &mut *self.lock.value.get() }
+        unsafe { &mut *self.held.lock.value.get() }
     }
 }
 
@@ -440,32 +313,11 @@ impl<T: ?Sized> Drop for MutexGuard<'_, T> {
 
 impl<T: ?Sized> Drop for OwnedMutexGuard<T> {
     fn drop(&mut self) {
-        self.lock.sem.release(1);
+        self.held.release();
     }
 }
 
-impl<T: Default> Default for Mutex<T> {
-    fn default() -> Mutex<T> {
-        Mutex::new(T::default())
-    }
-}
-
-impl<T> From<T> for Mutex<T> {
-    fn from(value: T) -> Mutex<T> {
-        Mutex::new(value)
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for Mutex<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut d = f.debug_struct("Mutex");
-        match self.try_lock() {
-            Ok(guard) => d.field("data", &&*guard),
-            Err(_) => d.field("data", &format_args!("<locked>")),
-        };
-        d.finish()
-    }
-}
+lock_impls!(Mutex: try_lock);
 
 fmt_as_target! {
     MutexGuard<'a, T> => ['a, T: ?Sized],
@@ -474,24 +326,14 @@ fmt_as_target! {
     OwnedMappedMutexGuard<T, U> => [T: ?Sized, U: ?Sized],
 }
 
-impl fmt::Display for TryLockError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("operation would block")
-    }
-}
-
-impl std::error::Error for TryLockError {}
+error_impls! { TryLockError => [] "operation would block" }
 
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use std::future::Future;
+    use crate::sync::poll_once;
     use std::pin::pin;
-    use std::task::{Context, Poll, Waker};
-
-    fn poll_once<F: Future>(future: std::pin::Pin<&mut F>) -> Poll<F::Output> {
-        future.poll(&mut Context::from_waker(Waker::noop()))
-    }
+    use std::task::Poll;
 
     #[test]
     fn guards_exclude_each_other_and_unlock_on_drop() {
@@ -501,9 +343,9 @@ mod tests {
         assert!(mutex.try_lock().is_err());
         {
             let mut waiting = pin!(mutex.lock());
-            assert!(poll_once(waiting.as_mut()).is_pending());
+            assert!(poll_once(&mut waiting).is_pending());
             drop(guard);
-            let Poll::Ready(mut guard) = poll_once(waiting.as_mut()) else {
+            let Poll::Ready(mut guard) = poll_once(&mut waiting) else {
                 panic!("the unlock was not passed on");
             };
             guard.push(3);

@@ -212,39 +212,7 @@ impl<T> OnceCell<T> {
     }
 }
 
-impl<T> Default for OnceCell<T> {
-    fn default() -> OnceCell<T> {
-        OnceCell::new()
-    }
-}
-
-impl<T> From<T> for OnceCell<T> {
-    fn from(value: T) -> OnceCell<T> {
-        OnceCell::new_with(Some(value))
-    }
-}
-
-impl<T: Clone> Clone for OnceCell<T> {
-    fn clone(&self) -> OnceCell<T> {
-        OnceCell::new_with(self.get().cloned())
-    }
-}
-
-impl<T: PartialEq> PartialEq for OnceCell<T> {
-    fn eq(&self, other: &OnceCell<T>) -> bool {
-        self.get() == other.get()
-    }
-}
-
-impl<T: Eq> Eq for OnceCell<T> {}
-
-impl<T: fmt::Debug> fmt::Debug for OnceCell<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("OnceCell")
-            .field("value", &self.get())
-            .finish()
-    }
-}
+cell_impls!(OnceCell);
 
 #[cfg(all(test, not(loom)))]
 mod tests {

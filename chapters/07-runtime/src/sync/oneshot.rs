@@ -12,7 +12,7 @@
 //!
 //! Book: Chapter 7, "The LIFO slot".
 
-use std::fmt;
+use super::wait_list::store_waker;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -86,6 +86,15 @@ impl<T> Shared<T> {
     fn lock(&self) -> MutexGuard<'_, State<T>> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// One side leaves: `leave` marks it gone, under the lock, and takes the
+    /// other side's waker, which is woken once the lock is released.
+    fn hang_up(&self, leave: impl FnOnce(&mut State<T>) -> Option<Waker>) {
+        let waker = leave(&mut self.lock());
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+    }
 }
 
 impl<T> Sender<T> {
@@ -127,24 +136,17 @@ impl<T> Sender<T> {
         if !state.receiver_alive {
             return Poll::Ready(());
         }
-        match &state.sender_waker {
-            Some(waker) if waker.will_wake(cx.waker()) => {}
-            _ => state.sender_waker = Some(cx.waker().clone()),
-        }
+        store_waker(&mut state.sender_waker, cx.waker());
         Poll::Pending
     }
 }
 
 impl<T> Drop for Sender<T> {
     fn drop(&mut self) {
-        let waker = {
-            let mut state = self.shared.lock();
+        self.shared.hang_up(|state| {
             state.sender_alive = false;
             state.receiver_waker.take()
-        };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+        });
     }
 }
 
@@ -190,14 +192,10 @@ impl<T> Receiver<T> {
     /// value back. A value sent before can still be received; with none,
     /// awaiting the receiver returns `RecvError` at once.
     pub fn close(&mut self) {
-        let waker = {
-            let mut state = self.shared.lock();
+        self.shared.hang_up(|state| {
             state.receiver_alive = false;
             state.sender_waker.take()
-        };
-        if let Some(waker) = waker {
-            waker.wake();
-        }
+        });
     }
 }
 
@@ -218,10 +216,7 @@ impl<T> Future for Receiver<T> {
             this.terminated = true;
             return Poll::Ready(Err(RecvError));
         }
-        match &state.receiver_waker {
-            Some(waker) if waker.will_wake(cx.waker()) => {}
-            _ => state.receiver_waker = Some(cx.waker().clone()),
-        }
+        store_waker(&mut state.receiver_waker, cx.waker());
         Poll::Pending
     }
 }
@@ -239,25 +234,13 @@ impl<T> Drop for Receiver<T> {
     }
 }
 
-impl fmt::Display for RecvError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        // Tokio's words.
-        f.write_str("channel closed")
-    }
+error_impls! {
+    RecvError => [] "channel closed",
+    TryRecvError => [] {
+        TryRecvError::Empty => "channel empty",
+        TryRecvError::Closed => "channel closed",
+    },
 }
-
-impl std::error::Error for RecvError {}
-
-impl fmt::Display for TryRecvError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TryRecvError::Empty => f.write_str("channel empty"),
-            TryRecvError::Closed => f.write_str("channel closed"),
-        }
-    }
-}
-
-impl std::error::Error for TryRecvError {}
 
 debug_as_name! {
     Sender<T> => [T] "oneshot::Sender",
@@ -267,10 +250,7 @@ debug_as_name! {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-
-    fn poll<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
-        Pin::new(future).poll(&mut Context::from_waker(Waker::noop()))
-    }
+    use crate::sync::poll_once as poll;
 
     #[test]
     fn value_arrives() {

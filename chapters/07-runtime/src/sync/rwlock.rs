@@ -19,12 +19,12 @@
 //!
 //! Book: Chapter 7, "Locks and notification".
 
+use super::lock::{Held, Lock, acquire, try_acquire};
 use super::mutex::TryLockError;
 use super::semaphore::Semaphore;
 use std::cell::UnsafeCell;
-use std::fmt;
 use std::marker::PhantomData;
-use std::ops::{Deref, DerefMut};
+use std::ops::Deref;
 use std::sync::Arc;
 
 /// Readers at once: the semaphore's permits. Tokio uses `u32::MAX >> 3`
@@ -47,17 +47,18 @@ pub struct RwLock<T: ?Sized> {
 // writer on any thread gets `&mut T` (needs `T: Send`).
 unsafe impl<T: ?Sized + Send + Sync> Sync for RwLock<T> {}
 
-// The guards hold the semaphore (or an `Arc` of the lock) and a pointer to
-// the value, or, once mapped, to a part of it: the pointer is what lets
-// `map` narrow a guard without a new type per narrowing. Each is valid for
-// as long as the guard holds its permits.
+// The guards hold their permits (with the semaphore, or an `Arc` of the
+// lock) and a pointer to the value, or, once mapped, to a part of it: the
+// pointer is what lets `map` narrow a guard without a new type per
+// narrowing (`lock.rs`). Each is valid for as long as the guard holds its
+// permits.
 
 /// Shared access until dropped; [`map`](RwLockReadGuard::map) narrows it
 /// to a part of the value.
 #[clippy::has_significant_drop]
 #[must_use = "dropping the guard releases the read lock at once"]
 pub struct RwLockReadGuard<'a, T: ?Sized> {
-    sem: &'a Semaphore,
+    held: Held<&'a Semaphore>,
     data: *const T,
     _borrow: PhantomData<&'a T>,
 }
@@ -66,10 +67,9 @@ pub struct RwLockReadGuard<'a, T: ?Sized> {
 #[clippy::has_significant_drop]
 #[must_use = "dropping the guard releases the write lock at once"]
 pub struct RwLockWriteGuard<'a, T: ?Sized> {
-    sem: &'a Semaphore,
-    data: *mut T,
     /// Every permit of the lock (its `max_readers`).
-    permits: u32,
+    held: Held<&'a Semaphore>,
+    data: *mut T,
     _borrow: PhantomData<&'a mut T>,
 }
 
@@ -78,9 +78,8 @@ pub struct RwLockWriteGuard<'a, T: ?Sized> {
 #[clippy::has_significant_drop]
 #[must_use = "dropping the guard releases the write lock at once"]
 pub struct RwLockMappedWriteGuard<'a, T: ?Sized> {
-    sem: &'a Semaphore,
+    held: Held<&'a Semaphore>,
     data: *mut T,
-    permits: u32,
     _borrow: PhantomData<&'a mut T>,
 }
 
@@ -90,7 +89,7 @@ pub struct RwLockMappedWriteGuard<'a, T: ?Sized> {
 #[clippy::has_significant_drop]
 #[must_use = "dropping the guard releases the read lock at once"]
 pub struct OwnedRwLockReadGuard<T: ?Sized, U: ?Sized = T> {
-    lock: Arc<RwLock<T>>,
+    held: Held<Arc<RwLock<T>>>,
     data: *const U,
     _borrow: PhantomData<U>,
 }
@@ -99,18 +98,16 @@ pub struct OwnedRwLockReadGuard<T: ?Sized, U: ?Sized = T> {
 #[clippy::has_significant_drop]
 #[must_use = "dropping the guard releases the write lock at once"]
 pub struct OwnedRwLockWriteGuard<T: ?Sized> {
-    lock: Arc<RwLock<T>>,
+    held: Held<Arc<RwLock<T>>>,
     data: *mut T,
-    permits: u32,
 }
 
 /// An [`OwnedRwLockWriteGuard`] narrowed to a `U` inside the lock's `T`.
 #[clippy::has_significant_drop]
 #[must_use = "dropping the guard releases the write lock at once"]
 pub struct OwnedRwLockMappedWriteGuard<T: ?Sized, U: ?Sized = T> {
-    lock: Arc<RwLock<T>>,
+    held: Held<Arc<RwLock<T>>>,
     data: *mut U,
-    permits: u32,
     _borrow: PhantomData<U>,
 }
 
@@ -209,7 +206,7 @@ impl<T> RwLock<T> {
 impl<T: ?Sized> RwLock<T> {
     fn read_guard(&self) -> RwLockReadGuard<'_, T> {
         RwLockReadGuard {
-            sem: &self.sem,
+            held: Held::new(&self.sem, 1),
             data: self.value.get(),
             _borrow: PhantomData,
         }
@@ -217,9 +214,8 @@ impl<T: ?Sized> RwLock<T> {
 
     fn write_guard(&self) -> RwLockWriteGuard<'_, T> {
         RwLockWriteGuard {
-            sem: &self.sem,
+            held: Held::new(&self.sem, self.max_readers),
             data: self.value.get(),
-            permits: self.max_readers,
             _borrow: PhantomData,
         }
     }
@@ -227,16 +223,16 @@ impl<T: ?Sized> RwLock<T> {
     fn owned_read_guard(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
         OwnedRwLockReadGuard {
             data: self.value.get(),
-            lock: self,
+            held: Held::new(self, 1),
             _borrow: PhantomData,
         }
     }
 
     fn owned_write_guard(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
+        let permits = self.max_readers;
         OwnedRwLockWriteGuard {
             data: self.value.get(),
-            permits: self.max_readers,
-            lock: self,
+            held: Held::new(self, permits),
         }
     }
 
@@ -244,9 +240,7 @@ impl<T: ?Sized> RwLock<T> {
     ///
     /// Cancel safety: cancelling loses the place in the line, nothing else.
     pub async fn read(&self) -> RwLockReadGuard<'_, T> {
-        if self.sem.acquire_raw(1).await.is_err() {
-            unreachable!("an RwLock's semaphore is never closed");
-        }
+        acquire(&self.sem, 1).await;
         self.read_guard()
     }
 
@@ -256,41 +250,28 @@ impl<T: ?Sized> RwLock<T> {
     /// it had collected go to whoever is next.
     // ANCHOR: write
     pub async fn write(&self) -> RwLockWriteGuard<'_, T> {
-        if self
-            .sem
-            .acquire_raw(self.max_readers as usize)
-            .await
-            .is_err()
-        {
-            unreachable!("an RwLock's semaphore is never closed");
-        }
+        acquire(&self.sem, self.max_readers).await;
         self.write_guard()
     }
     // ANCHOR_END: write
 
     /// Shared access if no writer holds or waits for the lock now.
     pub fn try_read(&self) -> Result<RwLockReadGuard<'_, T>, TryLockError> {
-        match self.sem.try_take(1) {
-            Ok(()) => Ok(self.read_guard()),
-            Err(_) => Err(TryLockError(())),
-        }
+        try_acquire(&self.sem, 1)?;
+        Ok(self.read_guard())
     }
 
     /// Exclusive access if nobody holds or waits for the lock now.
     pub fn try_write(&self) -> Result<RwLockWriteGuard<'_, T>, TryLockError> {
-        match self.sem.try_take(self.max_readers as usize) {
-            Ok(()) => Ok(self.write_guard()),
-            Err(_) => Err(TryLockError(())),
-        }
+        try_acquire(&self.sem, self.max_readers)?;
+        Ok(self.write_guard())
     }
 
     /// [`read`](RwLock::read) for a guard that owns an `Arc` of the lock.
     ///
     /// Cancel safety: as [`read`](RwLock::read).
     pub async fn read_owned(self: Arc<Self>) -> OwnedRwLockReadGuard<T> {
-        if self.sem.acquire_raw(1).await.is_err() {
-            unreachable!("an RwLock's semaphore is never closed");
-        }
+        acquire(&self.sem, 1).await;
         self.owned_read_guard()
     }
 
@@ -298,31 +279,20 @@ impl<T: ?Sized> RwLock<T> {
     ///
     /// Cancel safety: as [`write`](RwLock::write).
     pub async fn write_owned(self: Arc<Self>) -> OwnedRwLockWriteGuard<T> {
-        if self
-            .sem
-            .acquire_raw(self.max_readers as usize)
-            .await
-            .is_err()
-        {
-            unreachable!("an RwLock's semaphore is never closed");
-        }
+        acquire(&self.sem, self.max_readers).await;
         self.owned_write_guard()
     }
 
     /// [`try_read`](RwLock::try_read) for an owned guard.
     pub fn try_read_owned(self: Arc<Self>) -> Result<OwnedRwLockReadGuard<T>, TryLockError> {
-        match self.sem.try_take(1) {
-            Ok(()) => Ok(self.owned_read_guard()),
-            Err(_) => Err(TryLockError(())),
-        }
+        try_acquire(&self.sem, 1)?;
+        Ok(self.owned_read_guard())
     }
 
     /// [`try_write`](RwLock::try_write) for an owned guard.
     pub fn try_write_owned(self: Arc<Self>) -> Result<OwnedRwLockWriteGuard<T>, TryLockError> {
-        match self.sem.try_take(self.max_readers as usize) {
-            Ok(()) => Ok(self.owned_write_guard()),
-            Err(_) => Err(TryLockError(())),
-        }
+        try_acquire(&self.sem, self.max_readers)?;
+        Ok(self.owned_write_guard())
     }
 
     /// [`read`](RwLock::read) for synchronous code: blocks the thread.
@@ -352,79 +322,97 @@ impl<T: ?Sized> RwLock<T> {
     }
 }
 
-impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
-    /// Narrows the guard to a part of the value `f` picks; the read lock
-    /// is held until the new guard is dropped. An associated function
-    /// (`RwLockReadGuard::map(guard, f)`), so as not to hide a method of `T`.
-    pub fn map<F, U: ?Sized>(this: RwLockReadGuard<'a, T>, f: F) -> RwLockReadGuard<'a, U>
-    where
-        F: FnOnce(&T) -> &U,
-    {
-        // `try_map` with a part that is always there.
-        match Self::try_map(this, |value| Some(f(value))) {
-            Ok(mapped) => mapped,
-            Err(_) => unreachable!("`f` always returns a part"),
+/// `downgrade`, `downgrade_map` and `try_downgrade_map` of a write guard,
+/// inside its `impl`, given its read guard with the generic arguments that
+/// come before the value's type (`RwLockReadGuard<'a, ..>`) and each
+/// method's docs: the borrowed and the owned write guard differ in types
+/// only. Downgrading keeps one of the write guard's permits and gives the
+/// rest back.
+macro_rules! downgrade_methods {
+    (
+        $read:ident<$first:tt, ..>;
+        $(#[$downgrade_doc:meta])*
+        fn downgrade;
+        $(#[$downgrade_map_doc:meta])*
+        fn downgrade_map;
+        $(#[$try_downgrade_map_doc:meta])*
+        fn try_downgrade_map;
+    ) => {
+        $(#[$downgrade_doc])*
+        pub fn downgrade(self) -> $read<$first, T> {
+            let data = self.data;
+            $read {
+                held: downgrade(take_held!(self)),
+                data,
+                _borrow: PhantomData,
+            }
         }
-    }
 
-    /// [`map`](Self::map) when the part may be missing: `f` returns `None`
-    /// and the original guard comes back in `Err`.
-    pub fn try_map<F, U: ?Sized>(
-        this: RwLockReadGuard<'a, T>,
-        f: F,
-    ) -> Result<RwLockReadGuard<'a, U>, RwLockReadGuard<'a, T>>
-    where
-        F: FnOnce(&T) -> Option<&U>,
-    {
-        let data: *const U = match f(&*this) {
-            Some(data) => data,
-            None => return Err(this),
-        };
-        let sem = this.sem;
-        // The permit passes to the new guard.
-        std::mem::forget(this);
-        Ok(RwLockReadGuard {
-            sem,
-            data,
-            _borrow: PhantomData,
-        })
+        $(#[$downgrade_map_doc])*
+        pub fn downgrade_map<F, U: ?Sized>(this: Self, f: F) -> $read<$first, U>
+        where
+            F: FnOnce(&T) -> &U,
+        {
+            $read::map(this.downgrade(), f)
+        }
+
+        $(#[$try_downgrade_map_doc])*
+        pub fn try_downgrade_map<F, U: ?Sized>(
+            this: Self,
+            f: F,
+        ) -> Result<$read<$first, U>, Self>
+        where
+            F: FnOnce(&T) -> Option<&U>,
+        {
+            let data: *const U = match f(&*this) {
+                Some(data) => data,
+                None => return Err(this),
+            };
+            Ok($read {
+                held: downgrade(take_held!(this)),
+                data,
+                _borrow: PhantomData,
+            })
+        }
+    };
+}
+
+/// A write guard's permits, all but one given back: what a read guard
+/// holds.
+fn downgrade<L: Deref>(mut held: Held<L>) -> Held<L>
+where
+    L::Target: Lock,
+{
+    held.lock.semaphore().release(held.permits as usize - 1);
+    held.permits = 1;
+    held
+}
+
+impl<T: ?Sized> Lock for RwLock<T> {
+    fn semaphore(&self) -> &Semaphore {
+        &self.sem
+    }
+}
+
+impl<'a, T: ?Sized> RwLockReadGuard<'a, T> {
+    map_methods! {
+        /// Narrows the guard to a part of the value `f` picks; the read lock
+        /// is held until the new guard is dropped. An associated function
+        /// (`RwLockReadGuard::map(guard, f)`), so as not to hide a method of `T`.
+        fn map<F, U: ?Sized>(&T -> &U) -> RwLockReadGuard<'a, U>;
+        /// [`map`](Self::map) when the part may be missing: `f` returns `None`
+        /// and the original guard comes back in `Err`.
+        fn try_map;
     }
 }
 
 impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
-    /// Narrows the guard to a part of the value; the lock stays
-    /// write-locked until the new guard is dropped.
-    pub fn map<F, U: ?Sized>(this: RwLockWriteGuard<'a, T>, f: F) -> RwLockMappedWriteGuard<'a, U>
-    where
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        // `try_map` with a part that is always there.
-        match Self::try_map(this, |value| Some(f(value))) {
-            Ok(mapped) => mapped,
-            Err(_) => unreachable!("`f` always returns a part"),
-        }
-    }
-
-    /// [`map`](Self::map) when the part may be missing.
-    pub fn try_map<F, U: ?Sized>(
-        mut this: RwLockWriteGuard<'a, T>,
-        f: F,
-    ) -> Result<RwLockMappedWriteGuard<'a, U>, RwLockWriteGuard<'a, T>>
-    where
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let data: *mut U = match f(&mut *this) {
-            Some(data) => data,
-            None => return Err(this),
-        };
-        let (sem, permits) = (this.sem, this.permits);
-        std::mem::forget(this);
-        Ok(RwLockMappedWriteGuard {
-            sem,
-            data,
-            permits,
-            _borrow: PhantomData,
-        })
+    map_methods! {
+        /// Narrows the guard to a part of the value; the lock stays
+        /// write-locked until the new guard is dropped.
+        fn map<F, U: ?Sized>(&mut T -> &mut U) -> RwLockMappedWriteGuard<'a, U>;
+        /// [`map`](Self::map) when the part may be missing.
+        fn try_map;
     }
 
     /// The same guard, as a mapped one (to store guards of both kinds in
@@ -433,175 +421,56 @@ impl<'a, T: ?Sized> RwLockWriteGuard<'a, T> {
         RwLockWriteGuard::map(this, |value| value)
     }
 
-    /// Turns exclusive access into shared access without letting a writer
-    /// in between: all permits but one go back to the line (to the readers
-    /// waiting at its head; a writer there collects them and waits for this
-    /// last one).
-    pub fn downgrade(self) -> RwLockReadGuard<'a, T> {
-        let (sem, data, permits) = (self.sem, self.data, self.permits);
-        // The permits are handed on below, not released by the drop.
-        std::mem::forget(self);
-        sem.release(permits as usize - 1);
-        RwLockReadGuard {
-            sem,
-            data,
-            _borrow: PhantomData,
-        }
-    }
-
-    /// [`downgrade`](Self::downgrade), then [`map`](RwLockReadGuard::map)
-    /// the read guard, in one step: no writer gets in between.
-    pub fn downgrade_map<F, U: ?Sized>(
-        this: RwLockWriteGuard<'a, T>,
-        f: F,
-    ) -> RwLockReadGuard<'a, U>
-    where
-        F: FnOnce(&T) -> &U,
-    {
-        RwLockReadGuard::map(this.downgrade(), f)
-    }
-
-    /// [`downgrade_map`](Self::downgrade_map) when the part may be missing;
-    /// then the write guard comes back, still exclusive.
-    pub fn try_downgrade_map<F, U: ?Sized>(
-        this: RwLockWriteGuard<'a, T>,
-        f: F,
-    ) -> Result<RwLockReadGuard<'a, U>, RwLockWriteGuard<'a, T>>
-    where
-        F: FnOnce(&T) -> Option<&U>,
-    {
-        let data: *const U = match f(&*this) {
-            Some(data) => data,
-            None => return Err(this),
-        };
-        let read = this.downgrade();
-        let sem = read.sem;
-        std::mem::forget(read);
-        Ok(RwLockReadGuard {
-            sem,
-            data,
-            _borrow: PhantomData,
-        })
+    downgrade_methods! {
+        RwLockReadGuard<'a, ..>;
+        /// Turns exclusive access into shared access without letting a writer
+        /// in between: all permits but one go back to the line (to the readers
+        /// waiting at its head; a writer there collects them and waits for this
+        /// last one).
+        fn downgrade;
+        /// [`downgrade`](Self::downgrade), then [`map`](RwLockReadGuard::map)
+        /// the read guard, in one step: no writer gets in between.
+        fn downgrade_map;
+        /// [`downgrade_map`](Self::downgrade_map) when the part may be missing;
+        /// then the write guard comes back, still exclusive.
+        fn try_downgrade_map;
     }
 }
 
 impl<'a, T: ?Sized> RwLockMappedWriteGuard<'a, T> {
-    /// Narrows the guard further; see [`RwLockWriteGuard::map`].
-    pub fn map<F, U: ?Sized>(
-        this: RwLockMappedWriteGuard<'a, T>,
-        f: F,
-    ) -> RwLockMappedWriteGuard<'a, U>
-    where
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        // `try_map` with a part that is always there.
-        match Self::try_map(this, |value| Some(f(value))) {
-            Ok(mapped) => mapped,
-            Err(_) => unreachable!("`f` always returns a part"),
-        }
-    }
-
-    /// Narrows the guard further if `f` finds the part.
-    pub fn try_map<F, U: ?Sized>(
-        mut this: RwLockMappedWriteGuard<'a, T>,
-        f: F,
-    ) -> Result<RwLockMappedWriteGuard<'a, U>, RwLockMappedWriteGuard<'a, T>>
-    where
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let data: *mut U = match f(&mut *this) {
-            Some(data) => data,
-            None => return Err(this),
-        };
-        let (sem, permits) = (this.sem, this.permits);
-        std::mem::forget(this);
-        Ok(RwLockMappedWriteGuard {
-            sem,
-            data,
-            permits,
-            _borrow: PhantomData,
-        })
+    map_methods! {
+        /// Narrows the guard further; see [`RwLockWriteGuard::map`].
+        fn map<F, U: ?Sized>(&mut T -> &mut U) -> RwLockMappedWriteGuard<'a, U>;
+        /// Narrows the guard further if `f` finds the part.
+        fn try_map;
     }
 }
 
 impl<T: ?Sized, U: ?Sized> OwnedRwLockReadGuard<T, U> {
     /// The lock this guard holds.
     pub fn rwlock(this: &OwnedRwLockReadGuard<T, U>) -> &Arc<RwLock<T>> {
-        &this.lock
+        &this.held.lock
     }
 
-    /// [`RwLockReadGuard::map`] for the owned guard.
-    pub fn map<F, V: ?Sized>(this: OwnedRwLockReadGuard<T, U>, f: F) -> OwnedRwLockReadGuard<T, V>
-    where
-        F: FnOnce(&U) -> &V,
-    {
-        // `try_map` with a part that is always there.
-        match Self::try_map(this, |value| Some(f(value))) {
-            Ok(mapped) => mapped,
-            Err(_) => unreachable!("`f` always returns a part"),
-        }
-    }
-
-    /// [`RwLockReadGuard::try_map`] for the owned guard.
-    pub fn try_map<F, V: ?Sized>(
-        this: OwnedRwLockReadGuard<T, U>,
-        f: F,
-    ) -> Result<OwnedRwLockReadGuard<T, V>, OwnedRwLockReadGuard<T, U>>
-    where
-        F: FnOnce(&U) -> Option<&V>,
-    {
-        let data: *const V = match f(&*this) {
-            Some(data) => data,
-            None => return Err(this),
-        };
-        Ok(OwnedRwLockReadGuard {
-            lock: take_lock!(this),
-            data,
-            _borrow: PhantomData,
-        })
+    map_methods! {
+        /// [`RwLockReadGuard::map`] for the owned guard.
+        fn map<F, V: ?Sized>(&U -> &V) -> OwnedRwLockReadGuard<T, V>;
+        /// [`RwLockReadGuard::try_map`] for the owned guard.
+        fn try_map;
     }
 }
 
 impl<T: ?Sized> OwnedRwLockWriteGuard<T> {
     /// The lock this guard holds.
     pub fn rwlock(this: &OwnedRwLockWriteGuard<T>) -> &Arc<RwLock<T>> {
-        &this.lock
+        &this.held.lock
     }
 
-    /// [`RwLockWriteGuard::map`] for the owned guard.
-    pub fn map<F, U: ?Sized>(
-        this: OwnedRwLockWriteGuard<T>,
-        f: F,
-    ) -> OwnedRwLockMappedWriteGuard<T, U>
-    where
-        F: FnOnce(&mut T) -> &mut U,
-    {
-        // `try_map` with a part that is always there.
-        match Self::try_map(this, |value| Some(f(value))) {
-            Ok(mapped) => mapped,
-            Err(_) => unreachable!("`f` always returns a part"),
-        }
-    }
-
-    /// [`RwLockWriteGuard::try_map`] for the owned guard.
-    pub fn try_map<F, U: ?Sized>(
-        mut this: OwnedRwLockWriteGuard<T>,
-        f: F,
-    ) -> Result<OwnedRwLockMappedWriteGuard<T, U>, OwnedRwLockWriteGuard<T>>
-    where
-        F: FnOnce(&mut T) -> Option<&mut U>,
-    {
-        let data: *mut U = match f(&mut *this) {
-            Some(data) => data,
-            None => return Err(this),
-        };
-        let permits = this.permits;
-        Ok(OwnedRwLockMappedWriteGuard {
-            lock: take_lock!(this),
-            data,
-            permits,
-            _borrow: PhantomData,
-        })
+    map_methods! {
+        /// [`RwLockWriteGuard::map`] for the owned guard.
+        fn map<F, U: ?Sized>(&mut T -> &mut U) -> OwnedRwLockMappedWriteGuard<T, U>;
+        /// [`RwLockWriteGuard::try_map`] for the owned guard.
+        fn try_map;
     }
 
     /// The same guard, as a mapped one.
@@ -609,236 +478,41 @@ impl<T: ?Sized> OwnedRwLockWriteGuard<T> {
         OwnedRwLockWriteGuard::map(this, |value| value)
     }
 
-    /// [`RwLockWriteGuard::downgrade`] for the owned guard.
-    pub fn downgrade(self) -> OwnedRwLockReadGuard<T> {
-        let (data, permits) = (self.data, self.permits);
-        let lock = take_lock!(self);
-        lock.sem.release(permits as usize - 1);
-        OwnedRwLockReadGuard {
-            lock,
-            data,
-            _borrow: PhantomData,
-        }
-    }
-
-    /// [`RwLockWriteGuard::downgrade_map`] for the owned guard.
-    pub fn downgrade_map<F, U: ?Sized>(
-        this: OwnedRwLockWriteGuard<T>,
-        f: F,
-    ) -> OwnedRwLockReadGuard<T, U>
-    where
-        F: FnOnce(&T) -> &U,
-    {
-        OwnedRwLockReadGuard::map(this.downgrade(), f)
-    }
-
-    /// [`RwLockWriteGuard::try_downgrade_map`] for the owned guard.
-    pub fn try_downgrade_map<F, U: ?Sized>(
-        this: OwnedRwLockWriteGuard<T>,
-        f: F,
-    ) -> Result<OwnedRwLockReadGuard<T, U>, OwnedRwLockWriteGuard<T>>
-    where
-        F: FnOnce(&T) -> Option<&U>,
-    {
-        let data: *const U = match f(&*this) {
-            Some(data) => data,
-            None => return Err(this),
-        };
-        let read = this.downgrade();
-        Ok(OwnedRwLockReadGuard {
-            lock: take_lock!(read),
-            data,
-            _borrow: PhantomData,
-        })
+    downgrade_methods! {
+        OwnedRwLockReadGuard<T, ..>;
+        /// [`RwLockWriteGuard::downgrade`] for the owned guard.
+        fn downgrade;
+        /// [`RwLockWriteGuard::downgrade_map`] for the owned guard.
+        fn downgrade_map;
+        /// [`RwLockWriteGuard::try_downgrade_map`] for the owned guard.
+        fn try_downgrade_map;
     }
 }
 
 impl<T: ?Sized, U: ?Sized> OwnedRwLockMappedWriteGuard<T, U> {
     /// The lock this guard holds.
     pub fn rwlock(this: &OwnedRwLockMappedWriteGuard<T, U>) -> &Arc<RwLock<T>> {
-        &this.lock
+        &this.held.lock
     }
 
-    /// Narrows the guard further.
-    pub fn map<F, V: ?Sized>(
-        this: OwnedRwLockMappedWriteGuard<T, U>,
-        f: F,
-    ) -> OwnedRwLockMappedWriteGuard<T, V>
-    where
-        F: FnOnce(&mut U) -> &mut V,
-    {
-        // `try_map` with a part that is always there.
-        match Self::try_map(this, |value| Some(f(value))) {
-            Ok(mapped) => mapped,
-            Err(_) => unreachable!("`f` always returns a part"),
-        }
-    }
-
-    /// Narrows the guard further if `f` finds the part.
-    pub fn try_map<F, V: ?Sized>(
-        mut this: OwnedRwLockMappedWriteGuard<T, U>,
-        f: F,
-    ) -> Result<OwnedRwLockMappedWriteGuard<T, V>, OwnedRwLockMappedWriteGuard<T, U>>
-    where
-        F: FnOnce(&mut U) -> Option<&mut V>,
-    {
-        let data: *mut V = match f(&mut *this) {
-            Some(data) => data,
-            None => return Err(this),
-        };
-        let permits = this.permits;
-        Ok(OwnedRwLockMappedWriteGuard {
-            lock: take_lock!(this),
-            data,
-            permits,
-            _borrow: PhantomData,
-        })
+    map_methods! {
+        /// Narrows the guard further.
+        fn map<F, V: ?Sized>(&mut U -> &mut V) -> OwnedRwLockMappedWriteGuard<T, V>;
+        /// Narrows the guard further if `f` finds the part.
+        fn try_map;
     }
 }
 
-// Every guard's pointer came from the lock's `UnsafeCell` (or from a
-// borrow of it that a guard handed to `map`), and stays valid while the
-// guard holds its permits: the lock outlives `'a`, or the guard's `Arc`
-// keeps it alive. A read guard holds one permit, so no writer (who needs
-// all of them) exists while it lives; a write guard holds all of them, so
-// no other guard exists.
-
-impl<T: ?Sized> Deref for RwLockReadGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: see above: a read permit is held.
-        unsafe { &*self.data }
-    }
+guard_impls! {
+    reads RwLockReadGuard<'a, T> => ['a, T: ?Sized] T;
+    writes RwLockWriteGuard<'a, T> => ['a, T: ?Sized] T;
+    writes RwLockMappedWriteGuard<'a, T> => ['a, T: ?Sized] T;
+    reads OwnedRwLockReadGuard<T, U> => [T: ?Sized, U: ?Sized] U;
+    writes OwnedRwLockWriteGuard<T> => [T: ?Sized] T;
+    writes OwnedRwLockMappedWriteGuard<T, U> => [T: ?Sized, U: ?Sized] U;
 }
 
-impl<T: ?Sized> Deref for RwLockWriteGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: see above: every permit is held.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized> DerefMut for RwLockWriteGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: every permit is held, and `&mut self` makes this the only
-        // borrow through the guard.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized> Deref for RwLockMappedWriteGuard<'_, T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: see above: every permit is held.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized> DerefMut for RwLockMappedWriteGuard<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: every permit is held; `&mut self` makes this borrow unique.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> Deref for OwnedRwLockReadGuard<T, U> {
-    type Target = U;
-    fn deref(&self) -> &U {
-        // SAFETY: see above: a read permit is held, and `lock` keeps the
-        // value alive.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized> Deref for OwnedRwLockWriteGuard<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        // SAFETY: see above: every permit is held.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized> DerefMut for OwnedRwLockWriteGuard<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        // SAFETY: every permit is held; `&mut self` makes this borrow unique.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> Deref for OwnedRwLockMappedWriteGuard<T, U> {
-    type Target = U;
-    fn deref(&self) -> &U {
-        // SAFETY: see above: every permit is held.
-        unsafe { &*self.data }
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> DerefMut for OwnedRwLockMappedWriteGuard<T, U> {
-    fn deref_mut(&mut self) -> &mut U {
-        // SAFETY: every permit is held; `&mut self` makes this borrow unique.
-        unsafe { &mut *self.data }
-    }
-}
-
-impl<T: ?Sized> Drop for RwLockReadGuard<'_, T> {
-    fn drop(&mut self) {
-        self.sem.release(1);
-    }
-}
-
-impl<T: ?Sized> Drop for RwLockWriteGuard<'_, T> {
-    fn drop(&mut self) {
-        self.sem.release(self.permits as usize);
-    }
-}
-
-impl<T: ?Sized> Drop for RwLockMappedWriteGuard<'_, T> {
-    fn drop(&mut self) {
-        self.sem.release(self.permits as usize);
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> Drop for OwnedRwLockReadGuard<T, U> {
-    fn drop(&mut self) {
-        self.lock.sem.release(1);
-    }
-}
-
-impl<T: ?Sized> Drop for OwnedRwLockWriteGuard<T> {
-    fn drop(&mut self) {
-        self.lock.sem.release(self.permits as usize);
-    }
-}
-
-impl<T: ?Sized, U: ?Sized> Drop for OwnedRwLockMappedWriteGuard<T, U> {
-    fn drop(&mut self) {
-        self.lock.sem.release(self.permits as usize);
-    }
-}
-
-impl<T: Default> Default for RwLock<T> {
-    fn default() -> RwLock<T> {
-        RwLock::new(T::default())
-    }
-}
-
-impl<T> From<T> for RwLock<T> {
-    fn from(value: T) -> RwLock<T> {
-        RwLock::new(value)
-    }
-}
-
-impl<T: ?Sized + fmt::Debug> fmt::Debug for RwLock<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut d = f.debug_struct("RwLock");
-        match self.try_read() {
-            Ok(guard) => d.field("data", &&*guard),
-            Err(_) => d.field("data", &format_args!("<locked>")),
-        };
-        d.finish()
-    }
-}
+lock_impls!(RwLock: try_read);
 
 fmt_as_target! {
     RwLockReadGuard<'a, T> => ['a, T: ?Sized],

@@ -624,33 +624,18 @@ impl fmt::Debug for OwnedSemaphorePermit {
     }
 }
 
-impl fmt::Display for AcquireError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("semaphore closed")
-    }
+error_impls! {
+    AcquireError => [] "semaphore closed",
+    TryAcquireError => [] {
+        TryAcquireError::Closed => "semaphore closed",
+        TryAcquireError::NoPermits => "no permits available",
+    },
 }
-
-impl std::error::Error for AcquireError {}
-
-impl fmt::Display for TryAcquireError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TryAcquireError::Closed => f.write_str("semaphore closed"),
-            TryAcquireError::NoPermits => f.write_str("no permits available"),
-        }
-    }
-}
-
-impl std::error::Error for TryAcquireError {}
 
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use std::task::Waker;
-
-    fn poll<F: Future + Unpin>(future: &mut F) -> Poll<F::Output> {
-        Pin::new(future).poll(&mut Context::from_waker(Waker::noop()))
-    }
+    use crate::sync::poll_once as poll;
 
     #[test]
     fn a_partial_assignment_is_given_back_when_cancelled() {

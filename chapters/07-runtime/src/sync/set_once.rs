@@ -136,39 +136,7 @@ impl<T> SetOnce<T> {
     }
 }
 
-impl<T> Default for SetOnce<T> {
-    fn default() -> SetOnce<T> {
-        SetOnce::new()
-    }
-}
-
-impl<T> From<T> for SetOnce<T> {
-    fn from(value: T) -> SetOnce<T> {
-        SetOnce::new_with(Some(value))
-    }
-}
-
-impl<T: Clone> Clone for SetOnce<T> {
-    fn clone(&self) -> SetOnce<T> {
-        SetOnce::new_with(self.get().cloned())
-    }
-}
-
-impl<T: PartialEq> PartialEq for SetOnce<T> {
-    fn eq(&self, other: &SetOnce<T>) -> bool {
-        self.get() == other.get()
-    }
-}
-
-impl<T: Eq> Eq for SetOnce<T> {}
-
-impl<T: fmt::Debug> fmt::Debug for SetOnce<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SetOnce")
-            .field("value", &self.get())
-            .finish()
-    }
-}
+cell_impls!(SetOnce);
 
 impl<T> fmt::Display for SetOnceError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

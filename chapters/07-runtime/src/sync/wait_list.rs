@@ -1,5 +1,6 @@
 //! The waiting line shared by [`Semaphore`](super::Semaphore) and
-//! [`Notify`](super::Notify): a FIFO queue of waiter slots kept in a `Vec`,
+//! [`Notify`](super::Notify), and by the channels (under their `WaitQueue`,
+//! `mpsc/wait_queue.rs`): a FIFO queue of waiter slots kept in a `Vec`,
 //! linked by index, so that a waiter is served in arrival order and one that
 //! gives up leaves in O(1).
 //!
@@ -116,13 +117,14 @@ impl<T> WaitList<T> {
         &mut self.slots[key].payload
     }
 
+    /// The waiter's payload, to read.
+    pub(crate) fn peek(&self, key: usize) -> &T {
+        &self.slots[key].payload
+    }
+
     /// Replaces the waiter's waker unless the old one wakes the same task.
     pub(crate) fn set_waker(&mut self, key: usize, waker: &Waker) {
-        let slot = &mut self.slots[key];
-        match &slot.waker {
-            Some(old) if old.will_wake(waker) => {}
-            _ => slot.waker = Some(waker.clone()),
-        }
+        store_waker(&mut self.slots[key].waker, waker);
     }
 
     /// Takes the waiter out of the line (it has been served); the slot stays
@@ -159,6 +161,16 @@ impl<T> WaitList<T> {
         slot.next = self.free;
         self.free = key;
         &self.slots[key].payload
+    }
+}
+
+/// Keeps `waker` in `stored`, unless the waker there already wakes the same
+/// task (then cloning it again would only cost): what every waiting future
+/// of `sync/` does with the waker of each poll.
+pub(crate) fn store_waker(stored: &mut Option<Waker>, waker: &Waker) {
+    match stored {
+        Some(old) if old.will_wake(waker) => {}
+        _ => *stored = Some(waker.clone()),
     }
 }
 

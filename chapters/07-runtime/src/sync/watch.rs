@@ -27,7 +27,7 @@
 //! Book: Chapter 7, "Channels".
 
 use crate::loom::{Arc, AtomicBool, AtomicU64, Mutex, Ordering};
-use crate::sync::mpsc::wait_queue::{WaitQueue, Waiter, wake_all};
+use crate::sync::mpsc::wait_queue::{Closed, ClosedWaiters, WaitQueue, wake_all};
 use std::fmt;
 use std::future::Future;
 use std::ops::Deref;
@@ -42,8 +42,6 @@ use std::sync::{RwLock, RwLockReadGuard};
 
 /// Error types, under Tokio's path (`watch::error::RecvError`).
 pub mod error {
-    use std::fmt;
-
     /// Every receiver is gone: the value was not stored; here it is back.
     #[derive(PartialEq, Eq, Clone, Copy)]
     pub struct SendError<T>(pub T);
@@ -53,14 +51,7 @@ pub mod error {
     pub struct RecvError(pub(super) ());
 
     send_error_impls!(SendError);
-
-    impl fmt::Display for RecvError {
-        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-            f.write_str("channel closed")
-        }
-    }
-
-    impl std::error::Error for RecvError {}
+    error_impls! { RecvError => [] "channel closed" }
 }
 
 pub use error::{RecvError, SendError};
@@ -244,11 +235,7 @@ impl<T> Sender<T> {
     ///
     /// Cancel-safe.
     pub async fn closed(&self) {
-        Closed {
-            shared: &self.shared,
-            key: None,
-        }
-        .await
+        Closed::new(&*self.shared).await
     }
 
     /// True if both senders belong to one channel.
@@ -280,36 +267,11 @@ impl<T> Drop for Sender<T> {
     }
 }
 
-/// The future of `Sender::closed`.
-struct Closed<'a, T> {
-    shared: &'a Shared<T>,
-    key: Option<usize>,
-}
-
-impl<T> Future for Closed<'_, T> {
-    type Output = ();
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
-        let this = &mut *self;
-        let mut state = this.shared.state.lock();
-        if let Some(key) = this.key.take() {
-            state.closed.remove(key);
-        }
-        if state.receivers == 0 {
-            budget.made_progress();
-            return Poll::Ready(());
-        }
-        this.key = Some(state.closed.push_back(cx.waker().clone()));
-        Poll::Pending
-    }
-}
-
-impl<T> Drop for Closed<'_, T> {
-    fn drop(&mut self) {
-        if let Some(key) = self.key.take() {
-            self.shared.state.lock().closed.remove(key);
-        }
+impl<T> ClosedWaiters for Shared<T> {
+    fn with_closed_waiters<R>(&self, f: impl FnOnce(&mut WaitQueue, bool) -> R) -> R {
+        let mut state = self.state.lock();
+        let gone = state.receivers == 0;
+        f(&mut state.closed, gone)
     }
 }
 
@@ -457,17 +419,7 @@ impl<T> Future for Changed<'_, T> {
             return Poll::Ready(result);
         }
         let mut state = this.shared.state.lock();
-        match this.key {
-            Some(key) if state.changed.state(key) == Waiter::Queued => {
-                state.changed.update(key, cx.waker());
-            }
-            _ => {
-                if let Some(key) = this.key.take() {
-                    state.changed.remove(key);
-                }
-                this.key = Some(state.changed.push_back(cx.waker().clone()));
-            }
-        }
+        state.changed.register(&mut this.key, cx.waker());
         drop(state);
         // Registered: look again, so that a send between the first look
         // and the registration is not missed (it bumped the version before
@@ -484,8 +436,8 @@ impl<T> Future for Changed<'_, T> {
 
 impl<T> Changed<'_, T> {
     fn leave(&mut self) {
-        if let Some(key) = self.key.take() {
-            self.shared.state.lock().changed.remove(key);
+        if self.key.is_some() {
+            self.shared.state.lock().changed.leave(&mut self.key);
         }
     }
 }
@@ -550,7 +502,7 @@ debug_as_name! {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::sync::poll_boxed as poll;
+    use crate::sync::poll_once as poll;
 
     #[test]
     fn changed_waits_for_a_send_and_marks_it_seen() {

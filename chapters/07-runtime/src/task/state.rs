@@ -397,29 +397,24 @@ impl State {
     }
 }
 
+/// A snapshot's flag tests: for each `name: FLAG`, `name(self)` is true
+/// when the flag is set.
+macro_rules! flag_tests {
+    ($($name:ident: $flag:ident;)*) => {$(
+        pub(crate) fn $name(self) -> bool {
+            self.0 & $flag != 0
+        }
+    )*};
+}
+
 impl Snapshot {
-    pub(crate) fn is_running(self) -> bool {
-        self.0 & RUNNING != 0
-    }
-
-    pub(crate) fn is_complete(self) -> bool {
-        self.0 & COMPLETE != 0
-    }
-
-    pub(crate) fn is_notified(self) -> bool {
-        self.0 & NOTIFIED != 0
-    }
-
-    pub(crate) fn is_join_interested(self) -> bool {
-        self.0 & JOIN_INTEREST != 0
-    }
-
-    pub(crate) fn is_join_waker_set(self) -> bool {
-        self.0 & JOIN_WAKER != 0
-    }
-
-    pub(crate) fn is_cancelled(self) -> bool {
-        self.0 & CANCELLED != 0
+    flag_tests! {
+        is_running: RUNNING;
+        is_complete: COMPLETE;
+        is_notified: NOTIFIED;
+        is_join_interested: JOIN_INTEREST;
+        is_join_waker_set: JOIN_WAKER;
+        is_cancelled: CANCELLED;
     }
 
     pub(crate) fn ref_count(self) -> usize {

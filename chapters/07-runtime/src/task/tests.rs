@@ -103,6 +103,15 @@ impl DropCounter {
     pub(crate) fn count(&self) -> usize {
         self.0.load(Ordering::SeqCst)
     }
+
+    /// `future`, counting its drop (after it completes, or unfinished).
+    pub(crate) fn counted<F: Future>(&self, future: F) -> impl Future<Output = F::Output> + use<F> {
+        let token = self.token();
+        async move {
+            let _token = token;
+            future.await
+        }
+    }
 }
 
 /// Adds one to its counter when dropped.
@@ -123,7 +132,6 @@ pub(crate) struct WaitForWakes {
     slot: Slot,
     polls: usize,
     ready_after: usize,
-    _token: Option<DropToken>,
 }
 
 impl WaitForWakes {
@@ -133,17 +141,20 @@ impl WaitForWakes {
             slot: Slot::clone(slot),
             polls: 0,
             ready_after,
-            _token: None,
         }
     }
 
-    /// Never ready; `token` counts the future's drop.
-    pub(crate) fn forever(slot: &Slot, token: DropToken) -> WaitForWakes {
-        WaitForWakes {
-            _token: Some(token),
-            ..WaitForWakes::new(slot, usize::MAX)
-        }
+    /// Never ready.
+    pub(crate) fn forever(slot: &Slot) -> WaitForWakes {
+        WaitForWakes::new(slot, usize::MAX)
     }
+}
+
+/// Spawns a task that waits for one wake through the waker it leaves in the
+/// slot returned, and is ready (with 2, its polls) at the poll after.
+pub(crate) fn spawn_waiting_for_a_wake(sched: &Arc<ToyScheduler>) -> (JoinHandle<usize>, Slot) {
+    let slot = Slot::default();
+    (sched.spawn(WaitForWakes::new(&slot, 1)), slot)
 }
 
 impl Future for WaitForWakes {
@@ -165,6 +176,14 @@ pub(crate) fn poll_join<T>(
     waker: &Waker,
 ) -> Poll<Result<T, super::JoinError>> {
     Pin::new(join).poll(&mut Context::from_waker(waker))
+}
+
+/// The error of a task that has ended with one, which `join` now reports.
+pub(crate) fn join_error<T>(join: &mut JoinHandle<T>) -> super::JoinError {
+    let Poll::Ready(Err(error)) = poll_join(join, Waker::noop()) else {
+        panic!("expected a JoinError");
+    };
+    error
 }
 
 /// A waker that counts its wakes.
@@ -206,8 +225,7 @@ mod unit {
     #[test]
     fn a_waiting_join_handle_is_woken_when_the_task_completes() {
         let sched = ToyScheduler::new();
-        let slot: Slot = Default::default();
-        let mut join = sched.spawn(WaitForWakes::new(&slot, 1));
+        let (mut join, slot) = spawn_waiting_for_a_wake(&sched);
         sched.drain();
         let (waker, woken) = counting_waker();
         assert!(poll_join(&mut join, &waker).is_pending());
@@ -227,8 +245,7 @@ mod unit {
     #[test]
     fn a_join_handle_moved_to_another_waker_wakes_the_new_one() {
         let sched = ToyScheduler::new();
-        let slot: Slot = Default::default();
-        let mut join = sched.spawn(WaitForWakes::new(&slot, 1));
+        let (mut join, slot) = spawn_waiting_for_a_wake(&sched);
         sched.drain();
         let (first, first_woken) = counting_waker();
         let (second, second_woken) = counting_waker();
@@ -246,16 +263,10 @@ mod unit {
     fn a_panic_becomes_a_join_error_and_the_future_is_dropped() {
         let sched = ToyScheduler::new();
         let drops = DropCounter::default();
-        let token = drops.token();
-        let mut join = sched.spawn(async move {
-            let _token = token;
-            panic!("boom");
-        });
+        let mut join = sched.spawn(drops.counted(async { panic!("boom") }));
         sched.drain();
         assert_eq!(drops.count(), 1);
-        let Poll::Ready(Err(error)) = poll_join(&mut join, Waker::noop()) else {
-            panic!("expected a JoinError");
-        };
+        let error = join_error(&mut join);
         assert!(error.is_panic() && !error.is_cancelled());
         // The handle names its task in the error, as Tokio's does.
         assert_eq!(error.id(), join.id());
@@ -272,21 +283,16 @@ mod unit {
     fn abort_before_the_first_poll_drops_the_future_unpolled() {
         let sched = ToyScheduler::new();
         let drops = DropCounter::default();
-        let token = drops.token();
         let polled = std::sync::Arc::new(AtomicUsize::new(0));
         let polled2 = polled.clone();
-        let mut join = sched.spawn(async move {
-            let _token = token;
+        let mut join = sched.spawn(drops.counted(async move {
             polled2.fetch_add(1, Ordering::SeqCst);
-        });
+        }));
         join.abort();
         sched.drain();
         assert_eq!(polled.load(Ordering::SeqCst), 0);
         assert_eq!(drops.count(), 1);
-        let Poll::Ready(Err(error)) = poll_join(&mut join, Waker::noop()) else {
-            panic!("expected a JoinError");
-        };
-        assert!(error.is_cancelled());
+        assert!(join_error(&mut join).is_cancelled());
         sched.shutdown();
     }
 
@@ -295,16 +301,14 @@ mod unit {
         let sched = ToyScheduler::new();
         let drops = DropCounter::default();
         let slot: Slot = Default::default();
-        let mut join = sched.spawn(WaitForWakes::forever(&slot, drops.token()));
+        let mut join = sched.spawn(drops.counted(WaitForWakes::forever(&slot)));
         sched.drain();
         assert_eq!(sched.queued(), 0);
         join.abort();
         assert_eq!(sched.queued(), 1, "abort submits the idle task");
         sched.drain();
         assert_eq!(drops.count(), 1);
-        assert!(
-            matches!(poll_join(&mut join, Waker::noop()), Poll::Ready(Err(e)) if e.is_cancelled())
-        );
+        assert!(join_error(&mut join).is_cancelled());
         // The future's stored waker outlives the task: waking it is harmless.
         slot.lock().take().unwrap().wake();
         assert_eq!(sched.queued(), 0);
@@ -371,7 +375,7 @@ mod unit {
         for i in 0..20 {
             let slot: Slot = Default::default();
             slots.push(slot.clone());
-            joins.push(sched.spawn(WaitForWakes::forever(&slot, drops.token())));
+            joins.push(sched.spawn(drops.counted(WaitForWakes::forever(&slot))));
             // Half of them are polled once (waiting), half still queued.
             if i % 2 == 0 {
                 sched.tick();
@@ -380,9 +384,7 @@ mod unit {
         sched.shutdown();
         assert_eq!(drops.count(), 20);
         for join in &mut joins {
-            assert!(
-                matches!(poll_join(join, Waker::noop()), Poll::Ready(Err(e)) if e.is_cancelled())
-            );
+            assert!(join_error(join).is_cancelled());
         }
         // Wakers still held by the dead futures' owners are harmless.
         for slot in slots {
@@ -398,15 +400,10 @@ mod unit {
         let sched = ToyScheduler::new();
         sched.shutdown();
         let drops = DropCounter::default();
-        let token = drops.token();
-        let mut join = sched.spawn(async move {
-            let _token = token;
-        });
+        let mut join = sched.spawn(drops.counted(async {}));
         assert_eq!(drops.count(), 1);
         assert_eq!(sched.queued(), 0);
-        assert!(
-            matches!(poll_join(&mut join, Waker::noop()), Poll::Ready(Err(e)) if e.is_cancelled())
-        );
+        assert!(join_error(&mut join).is_cancelled());
     }
 
     #[test]
@@ -425,9 +422,7 @@ mod unit {
         sched.drain();
         join.abort();
         sched.drain();
-        let Poll::Ready(Err(error)) = poll_join(&mut join, Waker::noop()) else {
-            panic!("expected a JoinError");
-        };
+        let error = join_error(&mut join);
         assert!(
             error.is_panic(),
             "a panic while dropping is reported as a panic"
@@ -438,8 +433,7 @@ mod unit {
     #[test]
     fn wakers_keep_the_task_memory_alive_after_completion() {
         let sched = ToyScheduler::new();
-        let slot: Slot = Default::default();
-        let join = sched.spawn(WaitForWakes::new(&slot, 1));
+        let (join, slot) = spawn_waiting_for_a_wake(&sched);
         drop(join);
         sched.drain();
         let waker = slot.lock().take().unwrap();
@@ -459,16 +453,29 @@ mod loom_task {
     use super::*;
     use loom::thread;
 
+    /// Runs `test` under loom on a new toy scheduler, and shuts the
+    /// scheduler down once `test` has returned (and dropped its handles).
+    fn model(test: impl Fn(&Arc<ToyScheduler>) + Sync + Send + 'static) {
+        loom::model(move || {
+            let sched = ToyScheduler::new();
+            test(&sched);
+            sched.shutdown();
+        });
+    }
+
+    /// Drains `sched` on another thread, as a worker would.
+    fn drain_on_a_worker(sched: &Arc<ToyScheduler>) -> thread::JoinHandle<()> {
+        let sched = sched.clone();
+        thread::spawn(move || sched.drain())
+    }
+
     /// A task waiting on a waker is woken from another thread while a
     /// worker is still inside its first poll: the wake must not be lost.
     #[test]
     fn loom_wake_while_running() {
-        loom::model(|| {
-            let sched = ToyScheduler::new();
-            let slot: Slot = Default::default();
-            let mut join = sched.spawn(WaitForWakes::new(&slot, 1));
-            let sched2 = sched.clone();
-            let worker = thread::spawn(move || sched2.drain());
+        model(|sched| {
+            let (mut join, slot) = spawn_waiting_for_a_wake(sched);
+            let worker = drain_on_a_worker(sched);
             let waker = loop {
                 if let Some(waker) = slot.lock().take() {
                     break waker;
@@ -482,8 +489,6 @@ mod loom_task {
                 poll_join(&mut join, Waker::noop()),
                 Poll::Ready(Ok(2))
             ));
-            drop(join);
-            sched.shutdown();
         });
     }
 
@@ -492,10 +497,8 @@ mod loom_task {
     /// frees the task, once.
     #[test]
     fn loom_wake_after_complete() {
-        loom::model(|| {
-            let sched = ToyScheduler::new();
-            let slot: Slot = Default::default();
-            let join = sched.spawn(WaitForWakes::new(&slot, 1));
+        model(|sched| {
+            let (join, slot) = spawn_waiting_for_a_wake(sched);
             drop(join);
             sched.drain();
             let waker = slot.lock().take().unwrap();
@@ -505,7 +508,6 @@ mod loom_task {
             sched.drain();
             other.join().unwrap();
             sched.drain();
-            sched.shutdown();
         });
     }
 
@@ -513,11 +515,9 @@ mod loom_task {
     /// either it reads the output at once, or its waker is woken.
     #[test]
     fn loom_join_waker_set_while_completing() {
-        loom::model(|| {
-            let sched = ToyScheduler::new();
+        model(|sched| {
             let mut join = sched.spawn(async { 7 });
-            let sched2 = sched.clone();
-            let worker = thread::spawn(move || sched2.drain());
+            let worker = drain_on_a_worker(sched);
             let (waker, woken) = counting_waker();
             let first = poll_join(&mut join, &waker);
             worker.join().unwrap();
@@ -528,8 +528,6 @@ mod loom_task {
                     assert!(matches!(poll_join(&mut join, &waker), Poll::Ready(Ok(7))));
                 }
             }
-            drop(join);
-            sched.shutdown();
         });
     }
 
@@ -537,36 +535,25 @@ mod loom_task {
     /// JoinHandle reports the task cancelled.
     #[test]
     fn loom_abort_while_running() {
-        loom::model(|| {
-            let sched = ToyScheduler::new();
+        model(|sched| {
             let drops = DropCounter::default();
             let slot: Slot = Default::default();
-            let mut join = sched.spawn(WaitForWakes::forever(&slot, drops.token()));
-            let sched2 = sched.clone();
-            let worker = thread::spawn(move || sched2.drain());
+            let mut join = sched.spawn(drops.counted(WaitForWakes::forever(&slot)));
+            let worker = drain_on_a_worker(sched);
             join.abort();
             worker.join().unwrap();
             sched.drain();
             assert_eq!(drops.count(), 1);
-            assert!(
-                matches!(poll_join(&mut join, Waker::noop()), Poll::Ready(Err(e)) if e.is_cancelled())
-            );
-            drop(join);
-            sched.shutdown();
+            assert!(join_error(&mut join).is_cancelled());
         });
     }
 
     /// Shutdown races with a worker polling a task that keeps waking itself.
     #[test]
     fn loom_shutdown_while_running() {
-        loom::model(|| {
-            let sched = ToyScheduler::new();
+        model(|sched| {
             let drops = DropCounter::default();
-            let token = drops.token();
-            let join = sched.spawn(async move {
-                let _token = token;
-                crate::task::yield_now().await;
-            });
+            let join = sched.spawn(drops.counted(crate::task::yield_now()));
             let sched2 = sched.clone();
             let worker = thread::spawn(move || {
                 sched2.tick();
@@ -576,8 +563,6 @@ mod loom_task {
             sched.drain();
             assert_eq!(drops.count(), 1);
             assert!(join.is_finished());
-            drop(join);
-            sched.shutdown();
         });
     }
 }

@@ -33,47 +33,36 @@ use std::pin::Pin;
 /// # }).unwrap();
 /// ```
 pub trait AsyncBufReadExt: AsyncBufRead {
-    /// Reads up to and including `byte` (or to end of file), appending to
-    /// `buf`; returns the number of bytes appended, 0 at end of file.
-    ///
-    /// # Cancel safety
-    ///
-    /// Bytes read before the future was dropped are already appended to
-    /// `buf`; calling again with the same `buf` carries on to `byte`.
-    fn read_until<'a>(&'a mut self, byte: u8, buf: &'a mut Vec<u8>) -> ReadUntil<'a, Self>
-    where
-        Self: Unpin,
-    {
-        futures::io::AsyncBufReadExt::read_until(self, byte, buf)
-    }
+    futures_io_methods! {
+        AsyncBufReadExt;
 
-    /// Reads up to and including `\n` (or to end of file), appending to
-    /// `buf`; returns the number of bytes appended, 0 at end of file. Bytes
-    /// that are not UTF-8 are an error of kind
-    /// [`InvalidData`](std::io::ErrorKind::InvalidData).
-    ///
-    /// # Cancel safety
-    ///
-    /// Not cancel safe: dropped part-way, the bytes read so far are lost.
-    /// Use [`lines`](Self::lines) in a `select!` loop.
-    fn read_line<'a>(&'a mut self, buf: &'a mut String) -> ReadLine<'a, Self>
-    where
-        Self: Unpin,
-    {
-        futures::io::AsyncBufReadExt::read_line(self, buf)
-    }
+        /// Reads up to and including `byte` (or to end of file), appending to
+        /// `buf`; returns the number of bytes appended, 0 at end of file.
+        ///
+        /// # Cancel safety
+        ///
+        /// Bytes read before the future was dropped are already appended to
+        /// `buf`; calling again with the same `buf` carries on to `byte`.
+        fn read_until<'a>(&'a mut self, byte: u8, buf: &'a mut Vec<u8>) -> ReadUntil<'a, Self>;
 
-    /// The reader's buffer, filled from the source if it was empty; empty
-    /// only at end of file. Pair with [`consume`](Self::consume).
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel safe: dropped, nothing was consumed.
-    fn fill_buf(&mut self) -> FillBuf<'_, Self>
-    where
-        Self: Unpin,
-    {
-        futures::io::AsyncBufReadExt::fill_buf(self)
+        /// Reads up to and including `\n` (or to end of file), appending to
+        /// `buf`; returns the number of bytes appended, 0 at end of file. Bytes
+        /// that are not UTF-8 are an error of kind
+        /// [`InvalidData`](std::io::ErrorKind::InvalidData).
+        ///
+        /// # Cancel safety
+        ///
+        /// Not cancel safe: dropped part-way, the bytes read so far are lost.
+        /// Use [`lines`](Self::lines) in a `select!` loop.
+        fn read_line<'a>(&'a mut self, buf: &'a mut String) -> ReadLine<'a, Self>;
+
+        /// The reader's buffer, filled from the source if it was empty; empty
+        /// only at end of file. Pair with [`consume`](Self::consume).
+        ///
+        /// # Cancel safety
+        ///
+        /// Cancel safe: dropped, nothing was consumed.
+        fn fill_buf(&mut self) -> FillBuf<'_, Self>;
     }
 
     /// Marks `amt` bytes of the buffer as used: the next read starts after

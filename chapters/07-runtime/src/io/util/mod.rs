@@ -13,6 +13,27 @@
 //!
 //! Book: Chapter 7, "Sockets" (the extension traits).
 
+/// Methods of the extension traits that `futures::io`'s extension trait
+/// `$ext` already has, with Tokio's signature and output: each is declared
+/// with its docs, as Tokio declares it, and passes its call on to the
+/// method of the same name there. For methods on `&mut self`, which need
+/// `Self: Unpin` (the returned future polls `self` through `Pin::new`).
+macro_rules! futures_io_methods {
+    ($ext:ident; $(
+        $(#[$doc:meta])*
+        fn $name:ident $(<$lt:lifetime>)?
+            (&$($self_lt:lifetime)? mut self $(, $arg:ident: $arg_ty:ty)*) -> $ret:ty;
+    )*) => {$(
+        $(#[$doc])*
+        fn $name $(<$lt>)? (&$($self_lt)? mut self $(, $arg: $arg_ty)*) -> $ret
+        where
+            Self: Unpin,
+        {
+            futures::io::$ext::$name(self $(, $arg)*)
+        }
+    )*};
+}
+
 pub(crate) mod buf_read_ext;
 pub(crate) mod buf_stream;
 pub(crate) mod copy;

@@ -67,18 +67,36 @@ macro_rules! read_int {
 /// # }).unwrap();
 /// ```
 pub trait AsyncReadExt: AsyncRead {
-    /// Reads some bytes into `buf` and returns how many: at most
-    /// `buf.len()`, and 0 only at end of file (or if `buf` is empty).
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel safe: if the future is dropped before it completes (another
-    /// branch of `select!` won), no data was read.
-    fn read<'a>(&'a mut self, buf: &'a mut [u8]) -> Read<'a, Self>
-    where
-        Self: Unpin,
-    {
-        futures::io::AsyncReadExt::read(self, buf)
+    futures_io_methods! {
+        AsyncReadExt;
+
+        /// Reads some bytes into `buf` and returns how many: at most
+        /// `buf.len()`, and 0 only at end of file (or if `buf` is empty).
+        ///
+        /// # Cancel safety
+        ///
+        /// Cancel safe: if the future is dropped before it completes (another
+        /// branch of `select!` won), no data was read.
+        fn read<'a>(&'a mut self, buf: &'a mut [u8]) -> Read<'a, Self>;
+
+        /// Reads until end of file, appending to `buf`; returns the number of
+        /// bytes appended. On an error the bytes read so far stay in `buf`.
+        ///
+        /// # Cancel safety
+        ///
+        /// Not cancel safe as a way of reading a whole stream: bytes read before
+        /// the future was dropped are in `buf`, and the stream is part-consumed.
+        fn read_to_end<'a>(&'a mut self, buf: &'a mut Vec<u8>) -> ReadToEnd<'a, Self>;
+
+        /// Reads until end of file, appending to `buf`; returns the number of
+        /// bytes appended. If the bytes are not valid UTF-8, returns an error of
+        /// kind [`InvalidData`](io::ErrorKind::InvalidData) and leaves `buf` as
+        /// it was.
+        ///
+        /// # Cancel safety
+        ///
+        /// Not cancel safe: bytes read before the future was dropped are lost.
+        fn read_to_string<'a>(&'a mut self, buf: &'a mut String) -> ReadToString<'a, Self>;
     }
 
     /// Reads exactly `buf.len()` bytes and returns that count. End of file
@@ -117,35 +135,6 @@ pub trait AsyncReadExt: AsyncRead {
         B: bytes::BufMut + ?Sized,
     {
         ReadBuf { reader: self, buf }
-    }
-
-    /// Reads until end of file, appending to `buf`; returns the number of
-    /// bytes appended. On an error the bytes read so far stay in `buf`.
-    ///
-    /// # Cancel safety
-    ///
-    /// Not cancel safe as a way of reading a whole stream: bytes read before
-    /// the future was dropped are in `buf`, and the stream is part-consumed.
-    fn read_to_end<'a>(&'a mut self, buf: &'a mut Vec<u8>) -> ReadToEnd<'a, Self>
-    where
-        Self: Unpin,
-    {
-        futures::io::AsyncReadExt::read_to_end(self, buf)
-    }
-
-    /// Reads until end of file, appending to `buf`; returns the number of
-    /// bytes appended. If the bytes are not valid UTF-8, returns an error of
-    /// kind [`InvalidData`](io::ErrorKind::InvalidData) and leaves `buf` as
-    /// it was.
-    ///
-    /// # Cancel safety
-    ///
-    /// Not cancel safe: bytes read before the future was dropped are lost.
-    fn read_to_string<'a>(&'a mut self, buf: &'a mut String) -> ReadToString<'a, Self>
-    where
-        Self: Unpin,
-    {
-        futures::io::AsyncReadExt::read_to_string(self, buf)
     }
 
     /// A reader that yields at most `limit` bytes of this one, then end of
@@ -235,21 +224,32 @@ impl<R: AsyncRead + Unpin + ?Sized> Future for ReadExact<'_, R> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
         let this = &mut *self; // only references inside: the future is Unpin
-        while this.filled < this.buf.len() {
-            // `Pending` here returns from `poll` with `filled` kept: the
-            // next poll, after the waker fires, carries on where this left.
-            let rest = &mut this.buf[this.filled..];
-            let n = ready!(Pin::new(&mut *this.reader).poll_read(cx, rest))?;
-            if n == 0 {
-                return Poll::Ready(Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    "early eof: the stream ended before the buffer was full",
-                )));
-            }
-            this.filled += n;
-        }
+        ready!(poll_fill(&mut *this.reader, cx, this.buf, &mut this.filled))?;
         Poll::Ready(Ok(this.filled))
     }
+}
+
+/// Reads into `buf` until it is full, `filled` counting what the polls
+/// before read: the loop of `read_exact`, and of the integer readers.
+fn poll_fill<R: AsyncRead + Unpin + ?Sized>(
+    reader: &mut R,
+    cx: &mut Context<'_>,
+    buf: &mut [u8],
+    filled: &mut usize,
+) -> Poll<io::Result<()>> {
+    while *filled < buf.len() {
+        // `Pending` here returns from `poll` with `filled` kept: the next
+        // poll, after the waker fires, carries on where this one left off.
+        let n = ready!(Pin::new(&mut *reader).poll_read(cx, &mut buf[*filled..]))?;
+        if n == 0 {
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "early eof: the stream ended before the buffer was full",
+            )));
+        }
+        *filled += n;
+    }
+    Poll::Ready(Ok(()))
 }
 // ANCHOR_END: read_exact
 
@@ -283,8 +283,8 @@ impl<R: AsyncRead + Unpin + ?Sized, B: bytes::BufMut + ?Sized> Future for ReadBu
     }
 }
 
-/// The future of `read_u8` … `read_f64_le`: [`ReadExact`] into a small
-/// array, then a decode.
+/// The future of `read_u8` … `read_f64_le`: [`ReadExact`]'s loop into a
+/// small array, then a decode.
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct ReadInt<'a, R: ?Sized, T> {
     reader: &'a mut R,
@@ -313,14 +313,8 @@ impl<R: AsyncRead + Unpin + ?Sized, T> Future for ReadInt<'_, R, T> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
         let this = &mut *self;
-        while this.filled < this.len {
-            let rest = &mut this.buf[this.filled..this.len];
-            let n = ready!(Pin::new(&mut *this.reader).poll_read(cx, rest))?;
-            if n == 0 {
-                return Poll::Ready(Err(io::ErrorKind::UnexpectedEof.into()));
-            }
-            this.filled += n;
-        }
-        Poll::Ready(Ok((this.decode)(&this.buf[..this.len])))
+        let bytes = &mut this.buf[..this.len];
+        ready!(poll_fill(&mut *this.reader, cx, bytes, &mut this.filled))?;
+        Poll::Ready(Ok((this.decode)(bytes)))
     }
 }

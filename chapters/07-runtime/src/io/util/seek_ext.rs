@@ -35,18 +35,17 @@ use std::io::SeekFrom;
 /// # }).unwrap();
 /// ```
 pub trait AsyncSeekExt: AsyncSeek {
-    /// Moves the cursor to `pos` and returns the new position, counted in
-    /// bytes from the start.
-    ///
-    /// # Errors
-    ///
-    /// A position before the start is an error of kind `InvalidInput`;
-    /// otherwise as the stream's `poll_seek`.
-    fn seek(&mut self, pos: SeekFrom) -> Seek<'_, Self>
-    where
-        Self: Unpin,
-    {
-        futures::io::AsyncSeekExt::seek(self, pos)
+    futures_io_methods! {
+        AsyncSeekExt;
+
+        /// Moves the cursor to `pos` and returns the new position, counted in
+        /// bytes from the start.
+        ///
+        /// # Errors
+        ///
+        /// A position before the start is an error of kind `InvalidInput`;
+        /// otherwise as the stream's `poll_seek`.
+        fn seek(&mut self, pos: SeekFrom) -> Seek<'_, Self>;
     }
 
     /// Moves the cursor back to the start; the position returned is 0.

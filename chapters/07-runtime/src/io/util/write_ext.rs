@@ -10,9 +10,11 @@
 //!
 //! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
 
+use bytes::Buf;
+use bytes::buf::Take;
 use futures::io::{AsyncWrite, Flush, Write, WriteAll, WriteVectored};
 use std::future::Future;
-use std::io::{self, IoSlice};
+use std::io::{self, Cursor, IoSlice};
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
@@ -40,46 +42,45 @@ macro_rules! write_int {
 /// Writing methods for every [`AsyncWrite`], with Tokio's names and
 /// signatures (`tokio::io::AsyncWriteExt`).
 pub trait AsyncWriteExt: AsyncWrite {
-    /// Writes some of `buf` and returns how many bytes were accepted, which
-    /// may be fewer than `buf.len()`.
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel safe: if the future is dropped before it completes, nothing
-    /// was written.
-    fn write<'a>(&'a mut self, buf: &'a [u8]) -> Write<'a, Self>
-    where
-        Self: Unpin,
-    {
-        futures::io::AsyncWriteExt::write(self, buf)
-    }
+    futures_io_methods! {
+        AsyncWriteExt;
 
-    /// Writes some of `bufs`, in order, as one operation where the writer
-    /// supports it (`writev`), and returns how many bytes were accepted.
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel safe, as [`write`](Self::write).
-    fn write_vectored<'a>(&'a mut self, bufs: &'a [IoSlice<'a>]) -> WriteVectored<'a, Self>
-    where
-        Self: Unpin,
-    {
-        futures::io::AsyncWriteExt::write_vectored(self, bufs)
-    }
+        /// Writes some of `buf` and returns how many bytes were accepted, which
+        /// may be fewer than `buf.len()`.
+        ///
+        /// # Cancel safety
+        ///
+        /// Cancel safe: if the future is dropped before it completes, nothing
+        /// was written.
+        fn write<'a>(&'a mut self, buf: &'a [u8]) -> Write<'a, Self>;
 
-    /// Writes the whole of `buf`, calling `poll_write` until it is all
-    /// accepted. A write that accepts no byte is an error of kind
-    /// [`WriteZero`](io::ErrorKind::WriteZero).
-    ///
-    /// # Cancel safety
-    ///
-    /// Not cancel safe: dropped part-way, some prefix of `buf` was written
-    /// and the caller cannot know how much.
-    fn write_all<'a>(&'a mut self, buf: &'a [u8]) -> WriteAll<'a, Self>
-    where
-        Self: Unpin,
-    {
-        futures::io::AsyncWriteExt::write_all(self, buf)
+        /// Writes some of `bufs`, in order, as one operation where the writer
+        /// supports it (`writev`), and returns how many bytes were accepted.
+        ///
+        /// # Cancel safety
+        ///
+        /// Cancel safe, as [`write`](Self::write).
+        fn write_vectored<'a>(&'a mut self, bufs: &'a [IoSlice<'a>]) -> WriteVectored<'a, Self>;
+
+        /// Writes the whole of `buf`, calling `poll_write` until it is all
+        /// accepted. A write that accepts no byte is an error of kind
+        /// [`WriteZero`](io::ErrorKind::WriteZero).
+        ///
+        /// # Cancel safety
+        ///
+        /// Not cancel safe: dropped part-way, some prefix of `buf` was written
+        /// and the caller cannot know how much.
+        fn write_all<'a>(&'a mut self, buf: &'a [u8]) -> WriteAll<'a, Self>;
+
+        /// Waits until everything buffered in this writer (a [`BufWriter`]'s
+        /// buffer, for example) has reached the device underneath.
+        ///
+        /// # Cancel safety
+        ///
+        /// Cancel safe: flushing again later finishes the job.
+        ///
+        /// [`BufWriter`]: crate::io::BufWriter
+        fn flush(&mut self) -> Flush<'_, Self>;
     }
 
     /// Writes some of `buf`'s current chunk (a `Bytes`, a `BytesMut`, a
@@ -112,21 +113,6 @@ pub trait AsyncWriteExt: AsyncWrite {
         B: bytes::Buf,
     {
         WriteAllBuf { writer: self, buf }
-    }
-
-    /// Waits until everything buffered in this writer (a [`BufWriter`]'s
-    /// buffer, for example) has reached the device underneath.
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel safe: flushing again later finishes the job.
-    ///
-    /// [`BufWriter`]: crate::io::BufWriter
-    fn flush(&mut self) -> Flush<'_, Self>
-    where
-        Self: Unpin,
-    {
-        futures::io::AsyncWriteExt::flush(self)
     }
 
     /// Shuts the writer down: a socket closes its write direction, so that
@@ -204,15 +190,14 @@ impl<W: AsyncWrite + Unpin + ?Sized> Future for Shutdown<'_, W> {
     }
 }
 
-/// The future of `write_u8` … `write_f64_le`: the encoded bytes, and how
-/// many of them are written.
+/// The future of `write_u8` … `write_f64_le`: the encoded bytes, written
+/// as [`WriteAllBuf`] writes a buffer.
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct WriteInt<'a, W: ?Sized> {
     writer: &'a mut W,
-    /// Room for the largest type, `u128`.
-    buf: [u8; 16],
-    len: usize,
-    written: usize,
+    /// The bytes not yet written: a buffer with room for the largest type,
+    /// `u128`, limited to the type's size.
+    bytes: Take<Cursor<[u8; 16]>>,
 }
 
 impl<'a, W: ?Sized> WriteInt<'a, W> {
@@ -221,9 +206,7 @@ impl<'a, W: ?Sized> WriteInt<'a, W> {
         buf[..bytes.len()].copy_from_slice(bytes);
         WriteInt {
             writer,
-            buf,
-            len: bytes.len(),
-            written: 0,
+            bytes: Cursor::new(buf).take(bytes.len()),
         }
     }
 }
@@ -233,15 +216,7 @@ impl<W: AsyncWrite + Unpin + ?Sized> Future for WriteInt<'_, W> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = &mut *self;
-        while this.written < this.len {
-            let rest = &this.buf[this.written..this.len];
-            let n = ready!(Pin::new(&mut *this.writer).poll_write(cx, rest))?;
-            if n == 0 {
-                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
-            }
-            this.written += n;
-        }
-        Poll::Ready(Ok(()))
+        poll_write_all(&mut *this.writer, cx, &mut this.bytes)
     }
 }
 
@@ -278,13 +253,25 @@ impl<W: AsyncWrite + Unpin + ?Sized, B: bytes::Buf> Future for WriteAllBuf<'_, W
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = &mut *self;
-        while this.buf.has_remaining() {
-            let n = ready!(Pin::new(&mut *this.writer).poll_write(cx, this.buf.chunk()))?;
-            if n == 0 {
-                return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
-            }
-            this.buf.advance(n.min(this.buf.remaining()));
-        }
-        Poll::Ready(Ok(()))
+        poll_write_all(&mut *this.writer, cx, this.buf)
     }
+}
+
+/// Writes all that remains of `buf`, advancing it past what each write
+/// accepts, so that a poll after `Pending` carries on: the loop of
+/// `write_all_buf` and of the integer writers.
+fn poll_write_all<W: AsyncWrite + Unpin + ?Sized, B: Buf + ?Sized>(
+    writer: &mut W,
+    cx: &mut Context<'_>,
+    buf: &mut B,
+) -> Poll<io::Result<()>> {
+    while buf.has_remaining() {
+        let n = ready!(Pin::new(&mut *writer).poll_write(cx, buf.chunk()))?;
+        if n == 0 {
+            return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
+        }
+        // A faulty writer may claim more than it was given.
+        buf.advance(n.min(buf.remaining()));
+    }
+    Poll::Ready(Ok(()))
 }

@@ -9,8 +9,8 @@
 //!
 //! Book: Chapter 7, "Channels".
 
-use super::chan::{Chan, Full, ReserveState, Rx, Tx, WeakTx};
-use super::error::{SendError, SendTimeoutError, TryRecvError, TrySendError};
+use super::chan::{Chan, Full, ReserveState, Rx, Tx, WeakTx, receiver_methods, sender_handles};
+use super::error::{SendError, SendTimeoutError, TrySendError};
 use crate::loom::Arc;
 use std::fmt;
 use std::future::Future;
@@ -248,21 +248,6 @@ impl<T> Sender<T> {
         }
     }
 
-    /// Completes when the receiver is dropped or closed: a producer can
-    /// `select!` on it to stop work nobody will receive.
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel-safe: it takes nothing.
-    pub async fn closed(&self) {
-        self.tx.closed().await
-    }
-
-    /// True if the receiver was dropped or closed.
-    pub fn is_closed(&self) -> bool {
-        self.tx.is_closed()
-    }
-
     /// Free slots now: the capacity minus queued values and held permits.
     pub fn capacity(&self) -> usize {
         self.tx.capacity()
@@ -272,64 +257,9 @@ impl<T> Sender<T> {
     pub fn max_capacity(&self) -> usize {
         self.tx.max_capacity()
     }
-
-    /// A [`WeakSender`]: it does not count as a sender, so it does not keep
-    /// the receiver waiting.
-    pub fn downgrade(&self) -> WeakSender<T> {
-        WeakSender {
-            tx: self.tx.downgrade(),
-        }
-    }
-
-    /// True if both senders feed the same channel.
-    pub fn same_channel(&self, other: &Sender<T>) -> bool {
-        self.tx.same_channel(&other.tx)
-    }
-
-    /// Senders (not counting weak ones) alive now.
-    pub fn strong_count(&self) -> usize {
-        self.tx.strong_count()
-    }
-
-    /// Weak senders alive now.
-    pub fn weak_count(&self) -> usize {
-        self.tx.weak_count()
-    }
 }
 
-impl<T> Clone for Sender<T> {
-    fn clone(&self) -> Sender<T> {
-        Sender {
-            tx: self.tx.clone(),
-        }
-    }
-}
-
-impl<T> WeakSender<T> {
-    /// A sender again, if any sender is still alive; `None` once they have
-    /// all been dropped (the channel has then ended for good).
-    pub fn upgrade(&self) -> Option<Sender<T>> {
-        self.tx.upgrade().map(|tx| Sender { tx })
-    }
-
-    /// Senders (not counting weak ones) alive now.
-    pub fn strong_count(&self) -> usize {
-        self.tx.strong_count()
-    }
-
-    /// Weak senders alive now.
-    pub fn weak_count(&self) -> usize {
-        self.tx.weak_count()
-    }
-}
-
-impl<T> Clone for WeakSender<T> {
-    fn clone(&self) -> WeakSender<T> {
-        WeakSender {
-            tx: self.tx.clone(),
-        }
-    }
-}
+sender_handles!(Sender, WeakSender);
 
 impl<T> Permit<'_, T> {
     /// Sends `value` into the reserved slot; never waits. If the receiver
@@ -421,93 +351,7 @@ impl<T> Drop for OwnedPermit<T> {
 }
 
 impl<T> Receiver<T> {
-    /// Receives the next value; `None` once the channel is empty and no value
-    /// can come: every sender is gone, or [`close`](Self::close) was called
-    /// and every permit taken before it has been used or dropped.
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel-safe: a value is taken only by the poll that returns it, so a
-    /// `recv` dropped in a `select!` loses nothing.
-    pub async fn recv(&mut self) -> Option<T> {
-        self.rx.recv().await
-    }
-
-    /// Receives up to `limit` values at once, appending them to `buffer`;
-    /// returns how many. Waits only while there is none; `0` means the
-    /// channel has ended (or `limit` was 0, which returns at once).
-    ///
-    /// # Cancel safety
-    ///
-    /// Cancel-safe, as [`recv`](Self::recv).
-    pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        self.rx.recv_many(buffer, limit).await
-    }
-
-    /// [`recv`](Self::recv) from synchronous code, blocking the thread.
-    ///
-    /// # Panics
-    ///
-    /// If called on a thread that runs a runtime's tasks (a worker, or
-    /// inside `block_on`): use it from a plain thread or `spawn_blocking`.
-    #[track_caller]
-    pub fn blocking_recv(&mut self) -> Option<T> {
-        self.rx.blocking_recv()
-    }
-
-    /// [`recv_many`](Self::recv_many) from synchronous code, blocking the
-    /// thread.
-    ///
-    /// # Panics
-    ///
-    /// As [`blocking_recv`](Self::blocking_recv).
-    #[track_caller]
-    pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
-        self.rx.blocking_recv_many(buffer, limit)
-    }
-
-    /// Polls for the next value (for hand-written futures).
-    pub fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        self.rx.poll_recv(cx)
-    }
-
-    /// Polls for up to `limit` values into `buffer` (for hand-written
-    /// futures); `Ready(0)` once the channel has ended or if `limit` is 0.
-    pub fn poll_recv_many(
-        &mut self,
-        cx: &mut Context<'_>,
-        buffer: &mut Vec<T>,
-        limit: usize,
-    ) -> Poll<usize> {
-        self.rx.poll_recv_many(cx, buffer, limit)
-    }
-
-    /// Takes a value if one is queued.
-    pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        self.rx.try_recv()
-    }
-
-    /// Refuses new values: senders fail from now on (permits already held
-    /// may still send), and the queued values can still be received.
-    pub fn close(&mut self) {
-        self.rx.close();
-    }
-
-    /// Values queued now.
-    pub fn len(&self) -> usize {
-        self.rx.len()
-    }
-
-    /// True if no value is queued.
-    pub fn is_empty(&self) -> bool {
-        self.rx.is_empty()
-    }
-
-    /// True once [`close`](Self::close) was called or every sender is gone
-    /// (values may still be queued).
-    pub fn is_closed(&self) -> bool {
-        self.rx.is_closed()
-    }
+    receiver_methods!();
 
     /// Free slots now.
     pub fn capacity(&self) -> usize {
@@ -517,16 +361,6 @@ impl<T> Receiver<T> {
     /// The capacity the channel was created with.
     pub fn max_capacity(&self) -> usize {
         self.rx.chan().max_capacity()
-    }
-
-    /// Senders alive now (not counting weak ones).
-    pub fn sender_strong_count(&self) -> usize {
-        self.rx.chan().strong_count()
-    }
-
-    /// Weak senders alive now.
-    pub fn sender_weak_count(&self) -> usize {
-        self.rx.chan().weak_count()
     }
 }
 

@@ -28,12 +28,11 @@
 //!
 //! Book: Chapter 7, "Channels".
 
-use super::wait_queue::{Assign, WaitQueue, Waiter, wake_all};
+use super::wait_queue::{Assign, Closed, ClosedWaiters, WaitQueue, Waiter, wake_all};
 use crate::loom::{Arc, Mutex, MutexGuard};
+use crate::sync::wait_list::store_waker;
 use std::collections::VecDeque;
-use std::future::Future;
 use std::ops::Deref;
-use std::pin::Pin;
 use std::task::{Context, Poll, Waker};
 
 /// A value at most this many slots of a bounded channel are allocated up
@@ -312,38 +311,6 @@ impl<T> Chan<T> {
         wake_all(wakers);
     }
 
-    /// Polls until the receiver is dropped or closed.
-    pub(crate) fn poll_closed(&self, key: &mut Option<usize>, cx: &mut Context<'_>) -> Poll<()> {
-        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
-        let mut state = self.lock();
-        if state.closed {
-            if let Some(key) = key.take() {
-                state.closed_waiters.remove(key);
-            }
-            budget.made_progress();
-            return Poll::Ready(());
-        }
-        match *key {
-            Some(k) if state.closed_waiters.state(k) == Waiter::Queued => {
-                state.closed_waiters.update(k, cx.waker());
-            }
-            Some(k) => {
-                // Woken, yet not closed: cannot happen (only a close wakes
-                // these), but queueing again is always safe.
-                state.closed_waiters.remove(k);
-                *key = Some(state.closed_waiters.push_back(cx.waker().clone()));
-            }
-            None => *key = Some(state.closed_waiters.push_back(cx.waker().clone())),
-        }
-        Poll::Pending
-    }
-
-    pub(crate) fn cancel_closed(&self, key: &mut Option<usize>) {
-        if let Some(key) = key.take() {
-            self.lock().closed_waiters.remove(key);
-        }
-    }
-
     /// Refuses new values and wakes everyone waiting to send or waiting for
     /// the close.
     fn close(&self) {
@@ -358,7 +325,102 @@ impl<T> Chan<T> {
     }
 }
 
+impl<T> ClosedWaiters for Chan<T> {
+    fn with_closed_waiters<R>(&self, f: impl FnOnce(&mut WaitQueue, bool) -> R) -> R {
+        let mut state = self.lock();
+        let closed = state.closed;
+        f(&mut state.closed_waiters, closed)
+    }
+}
+
 // ---- the senders -------------------------------------------------------
+
+/// The public methods of a channel's two senders, strong and weak, which
+/// are the same for the bounded and the unbounded channel: each passes the
+/// call to the sender's hold, the `Tx` (or `WeakTx`) in the field `tx`; and
+/// their `Clone`, which clones the hold. `sender_handles!(Sender,
+/// WeakSender)` writes them for a channel's strong and weak sender; what
+/// only the bounded sender has (`reserve`, the capacities) and each
+/// channel's `send` are written in its own `impl`.
+macro_rules! sender_handles {
+    ($sender:ident, $weak:ident) => {
+        impl<T> $sender<T> {
+            /// Completes when the receiver is dropped or closed: a producer
+            /// can `select!` on it to stop work nobody will receive.
+            ///
+            /// # Cancel safety
+            ///
+            /// Cancel-safe: it takes nothing.
+            pub async fn closed(&self) {
+                self.tx.closed().await
+            }
+
+            /// True if the receiver was dropped or closed.
+            pub fn is_closed(&self) -> bool {
+                self.tx.is_closed()
+            }
+
+            /// A weak sender: it does not count as a sender, so it does not
+            /// keep the channel open (nor the receiver waiting).
+            pub fn downgrade(&self) -> $weak<T> {
+                $weak {
+                    tx: self.tx.downgrade(),
+                }
+            }
+
+            /// True if both senders feed the same channel.
+            pub fn same_channel(&self, other: &$sender<T>) -> bool {
+                self.tx.same_channel(&other.tx)
+            }
+
+            /// Senders (not counting weak ones) alive now.
+            pub fn strong_count(&self) -> usize {
+                self.tx.strong_count()
+            }
+
+            /// Weak senders alive now.
+            pub fn weak_count(&self) -> usize {
+                self.tx.weak_count()
+            }
+        }
+
+        impl<T> Clone for $sender<T> {
+            fn clone(&self) -> $sender<T> {
+                $sender {
+                    tx: self.tx.clone(),
+                }
+            }
+        }
+
+        impl<T> $weak<T> {
+            /// A sender again, if any sender is still alive; `None` once
+            /// they have all been dropped (the channel has then ended for
+            /// good).
+            pub fn upgrade(&self) -> Option<$sender<T>> {
+                self.tx.upgrade().map(|tx| $sender { tx })
+            }
+
+            /// Senders (not counting weak ones) alive now.
+            pub fn strong_count(&self) -> usize {
+                self.tx.strong_count()
+            }
+
+            /// Weak senders alive now.
+            pub fn weak_count(&self) -> usize {
+                self.tx.weak_count()
+            }
+        }
+
+        impl<T> Clone for $weak<T> {
+            fn clone(&self) -> $weak<T> {
+                $weak {
+                    tx: self.tx.clone(),
+                }
+            }
+        }
+    };
+}
+pub(super) use sender_handles;
 
 /// A sender's hold on the channel, which `Sender` and `UnboundedSender` are
 /// made of: while one lives the channel has a sender. Cloning it counts one
@@ -395,27 +457,7 @@ impl<T> Tx<T> {
     /// Completes when the receiver is dropped or closed; leaves the queue of
     /// `closed` waiters if dropped first.
     pub(crate) async fn closed(&self) {
-        struct Closed<'a, T> {
-            chan: &'a Chan<T>,
-            key: Option<usize>,
-        }
-        impl<T> Future for Closed<'_, T> {
-            type Output = ();
-            fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
-                let this = &mut *self;
-                this.chan.poll_closed(&mut this.key, cx)
-            }
-        }
-        impl<T> Drop for Closed<'_, T> {
-            fn drop(&mut self) {
-                self.chan.cancel_closed(&mut self.key);
-            }
-        }
-        Closed {
-            chan: &self.chan,
-            key: None,
-        }
-        .await
+        Closed::new(&*self.chan).await
     }
 }
 
@@ -476,6 +518,118 @@ impl<T> Drop for WeakTx<T> {
 }
 
 // ---- the receiver ------------------------------------------------------
+
+/// The public methods of `Receiver` and `UnboundedReceiver`, which are the
+/// same for both channels: each passes the call to the receiver core, the
+/// `Rx` in the field `rx`. Expanded inside each receiver's `impl`; the
+/// bounded receiver adds `capacity` and `max_capacity`.
+macro_rules! receiver_methods {
+    () => {
+        /// Receives the next value; `None` once the channel is empty and no
+        /// value can come: every sender is gone, or [`close`](Self::close)
+        /// was called (and, on a bounded channel, every permit taken before
+        /// it has been used or dropped).
+        ///
+        /// # Cancel safety
+        ///
+        /// Cancel-safe: a value is taken only by the poll that returns it, so
+        /// a `recv` dropped in a `select!` loses nothing.
+        pub async fn recv(&mut self) -> Option<T> {
+            self.rx.recv().await
+        }
+
+        /// Receives up to `limit` values at once, appending them to
+        /// `buffer`; returns how many. Waits only while there is none; `0`
+        /// means the channel has ended (or `limit` was 0, which returns at
+        /// once).
+        ///
+        /// # Cancel safety
+        ///
+        /// Cancel-safe, as [`recv`](Self::recv).
+        pub async fn recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+            self.rx.recv_many(buffer, limit).await
+        }
+
+        /// [`recv`](Self::recv) from synchronous code, blocking the thread.
+        ///
+        /// # Panics
+        ///
+        /// If called on a thread that runs a runtime's tasks (a worker, or
+        /// inside `block_on`): use it from a plain thread or
+        /// `spawn_blocking`.
+        #[track_caller]
+        pub fn blocking_recv(&mut self) -> Option<T> {
+            self.rx.blocking_recv()
+        }
+
+        /// [`recv_many`](Self::recv_many) from synchronous code, blocking
+        /// the thread.
+        ///
+        /// # Panics
+        ///
+        /// As [`blocking_recv`](Self::blocking_recv).
+        #[track_caller]
+        pub fn blocking_recv_many(&mut self, buffer: &mut Vec<T>, limit: usize) -> usize {
+            self.rx.blocking_recv_many(buffer, limit)
+        }
+
+        /// Polls for the next value (for hand-written futures).
+        pub fn poll_recv(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<T>> {
+            self.rx.poll_recv(cx)
+        }
+
+        /// Polls for up to `limit` values into `buffer` (for hand-written
+        /// futures); `Ready(0)` once the channel has ended or if `limit` is
+        /// 0.
+        pub fn poll_recv_many(
+            &mut self,
+            cx: &mut std::task::Context<'_>,
+            buffer: &mut Vec<T>,
+            limit: usize,
+        ) -> std::task::Poll<usize> {
+            self.rx.poll_recv_many(cx, buffer, limit)
+        }
+
+        /// Takes a value if one is queued.
+        pub fn try_recv(&mut self) -> Result<T, $crate::sync::mpsc::error::TryRecvError> {
+            self.rx.try_recv()
+        }
+
+        /// Refuses new values: senders fail from now on (on a bounded
+        /// channel, permits already held may still send), and the queued
+        /// values can still be received.
+        pub fn close(&mut self) {
+            self.rx.close();
+        }
+
+        /// Values queued now.
+        pub fn len(&self) -> usize {
+            self.rx.len()
+        }
+
+        /// True if no value is queued.
+        pub fn is_empty(&self) -> bool {
+            self.rx.is_empty()
+        }
+
+        /// True once [`close`](Self::close) was called or every sender is
+        /// gone (values may still be queued).
+        pub fn is_closed(&self) -> bool {
+            self.rx.is_closed()
+        }
+
+        /// Senders alive now (not counting weak ones).
+        pub fn sender_strong_count(&self) -> usize {
+            self.rx.chan().strong_count()
+        }
+
+        /// Weak senders alive now.
+        pub fn sender_weak_count(&self) -> usize {
+            self.rx.chan().weak_count()
+        }
+    };
+}
+pub(super) use receiver_methods;
 
 /// The receiving end, which both receivers are made of: `Receiver` and
 /// `UnboundedReceiver` each hold one and pass every call to it. Receiving
@@ -662,10 +816,7 @@ impl<T> State<T> {
     /// Keeps `waker` as the receiver's, unless the stored one wakes the
     /// same task.
     fn set_receiver_waker(&mut self, waker: &Waker) {
-        match &self.receiver_waker {
-            Some(stored) if stored.will_wake(waker) => {}
-            _ => self.receiver_waker = Some(waker.clone()),
-        }
+        store_waker(&mut self.receiver_waker, waker);
     }
 
     /// No value can come any more.

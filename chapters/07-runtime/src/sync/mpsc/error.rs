@@ -47,17 +47,6 @@ impl<T> fmt::Debug for SendTimeoutError<T> {
     }
 }
 
-impl<T> fmt::Display for SendTimeoutError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SendTimeoutError::Timeout(_) => f.write_str("timed out waiting on send operation"),
-            SendTimeoutError::Closed(_) => f.write_str("channel closed"),
-        }
-    }
-}
-
-impl<T> std::error::Error for SendTimeoutError<T> {}
-
 /// Why `try_recv` returned nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TryRecvError {
@@ -93,24 +82,17 @@ impl<T> fmt::Debug for TrySendError<T> {
     }
 }
 
-impl<T> fmt::Display for TrySendError<T> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TrySendError::Full(_) => f.write_str("no available capacity"),
-            TrySendError::Closed(_) => f.write_str("channel closed"),
-        }
-    }
+error_impls! {
+    SendTimeoutError<T> => [T] {
+        SendTimeoutError::Timeout(_) => "timed out waiting on send operation",
+        SendTimeoutError::Closed(_) => "channel closed",
+    },
+    TrySendError<T> => [T] {
+        TrySendError::Full(_) => "no available capacity",
+        TrySendError::Closed(_) => "channel closed",
+    },
+    TryRecvError => [] {
+        TryRecvError::Empty => "receiving on an empty channel",
+        TryRecvError::Disconnected => "receiving on a closed channel",
+    },
 }
-
-impl<T> std::error::Error for TrySendError<T> {}
-
-impl fmt::Display for TryRecvError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            TryRecvError::Empty => f.write_str("receiving on an empty channel"),
-            TryRecvError::Disconnected => f.write_str("receiving on a closed channel"),
-        }
-    }
-}
-
-impl std::error::Error for TryRecvError {}

@@ -48,8 +48,26 @@ pub use unbounded::{UnboundedReceiver, UnboundedSender, WeakUnboundedSender, unb
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use crate::sync::poll_boxed as poll;
+    use crate::sync::poll_once as poll;
+    use std::future::Future;
+    use std::pin::Pin;
     use std::task::Poll;
+
+    /// A send waiting for room, as the tests below poll it.
+    type WaitingSend<'a> = Pin<Box<dyn Future<Output = Result<(), SendError<i32>>> + 'a>>;
+
+    /// Fills `tx`'s channel of capacity 1 with a 0, starts two sends (of 1,
+    /// then of 2) that wait for room, and takes the 0 out: the setting of
+    /// the tests of the senders' line.
+    fn two_waiting_sends<'a>(tx: &'a Sender<i32>, rx: &mut Receiver<i32>) -> [WaitingSend<'a>; 2] {
+        tx.try_send(0).unwrap();
+        let mut sends = [1, 2].map(|value| Box::pin(tx.send(value)) as WaitingSend<'a>);
+        for send in &mut sends {
+            assert!(poll(send).is_pending());
+        }
+        assert_eq!(rx.try_recv(), Ok(0));
+        sends
+    }
 
     #[test]
     fn values_arrive_in_order_and_none_after_the_last_sender() {
@@ -68,12 +86,7 @@ mod tests {
     #[test]
     fn a_full_channel_makes_senders_wait_in_order() {
         let (tx, mut rx) = channel(1);
-        tx.try_send(0).unwrap();
-        let mut first = Box::pin(tx.send(1));
-        let mut second = Box::pin(tx.send(2));
-        assert!(poll(&mut first).is_pending());
-        assert!(poll(&mut second).is_pending());
-        assert_eq!(rx.try_recv(), Ok(0));
+        let [mut first, mut second] = two_waiting_sends(&tx, &mut rx);
         // The slot was granted to the first: the second may not jump the
         // queue, nor may a try_send.
         assert!(poll(&mut second).is_pending());
@@ -87,12 +100,7 @@ mod tests {
     #[test]
     fn a_cancelled_waiting_sender_passes_its_slot_on() {
         let (tx, mut rx) = channel(1);
-        tx.try_send(0).unwrap();
-        let mut first = Box::pin(tx.send(1));
-        let mut second = Box::pin(tx.send(2));
-        assert!(poll(&mut first).is_pending());
-        assert!(poll(&mut second).is_pending());
-        assert_eq!(rx.try_recv(), Ok(0));
+        let [first, mut second] = two_waiting_sends(&tx, &mut rx);
         drop(first);
         assert_eq!(poll(&mut second), Poll::Ready(Ok(())));
         assert_eq!(rx.try_recv(), Ok(2));

@@ -23,18 +23,23 @@
 //! Freed nodes are kept on a free list and reused, so a channel that has had
 //! at most *n* waiters at once holds *n* nodes.
 //!
-//! This is the `Vec`-of-slots idea of `io/driver/scheduled_io.rs` (where a
-//! `Readiness` future holds its slot index), with the links added for the
-//! order. Tokio's channels keep an intrusive linked list through the
-//! waiting futures themselves, which needs no allocation at all, at the
-//! price of `unsafe` pinned pointers; ours is all safe code.
+//! The list itself is `sync/wait_list.rs`'s `WaitList`, the line of the
+//! semaphore and `Notify` (the `Vec`-of-slots idea of
+//! `io/driver/scheduled_io.rs`, where a `Readiness` future holds its slot
+//! index, with the links added for the order); what a node holds here is
+//! where its waiter stands and how many slots it has been given. Tokio's
+//! channels keep an intrusive linked list through the waiting futures
+//! themselves, which needs no allocation at all, at the price of `unsafe`
+//! pinned pointers; ours is all safe code.
+//!
+//! [`Closed`] is here too: the future of every channel's `Sender::closed`.
 //!
 //! Book: Chapter 7, "Channels".
 
-use std::task::Waker;
-
-/// No node: the end of a list.
-const NIL: usize = usize::MAX;
+use crate::sync::wait_list::WaitList;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll, Waker};
 
 /// Where a waiter stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,29 +52,20 @@ pub(crate) enum Waiter {
     Woken,
 }
 
+/// What the line keeps of a waiter, beside its waker.
 #[derive(Debug)]
-struct Node {
-    waker: Option<Waker>,
+struct Entry {
     state: Waiter,
     /// Slots it waits for (`reserve_many`; 1 for everyone else) and how
     /// many [`assign_one`](WaitQueue::assign_one) has given it so far.
     needed: usize,
     assigned: usize,
-    /// Set while the node is on the free list.
-    free: bool,
-    prev: usize,
-    next: usize,
 }
 
 /// Waiters in arrival order, each known by the key `push_back` returned.
 #[derive(Debug)]
 pub(crate) struct WaitQueue {
-    nodes: Vec<Node>,
-    head: usize,
-    tail: usize,
-    /// First free node (linked through `next`).
-    free: usize,
-    queued: usize,
+    list: WaitList<Entry>,
 }
 
 impl Default for WaitQueue {
@@ -81,18 +77,14 @@ impl Default for WaitQueue {
 impl WaitQueue {
     pub(crate) const fn new() -> WaitQueue {
         WaitQueue {
-            nodes: Vec::new(),
-            head: NIL,
-            tail: NIL,
-            free: NIL,
-            queued: 0,
+            list: WaitList::new(),
         }
     }
 
     /// True if nobody is queued (notified nodes not yet removed do not count).
     #[cfg(test)]
     pub(crate) fn is_empty(&self) -> bool {
-        self.queued == 0
+        self.list.is_empty()
     }
 
     /// Queues a waiter at the back; returns its key.
@@ -103,67 +95,32 @@ impl WaitQueue {
     /// Queues a waiter for `needed` slots, `assigned` of which it holds
     /// already; returns its key.
     pub(crate) fn push_back_many(&mut self, waker: Waker, needed: usize, assigned: usize) -> usize {
-        let node = Node {
-            waker: Some(waker),
+        let entry = Entry {
             state: Waiter::Queued,
             needed,
             assigned,
-            free: false,
-            prev: self.tail,
-            next: NIL,
         };
-        let key = if self.free == NIL {
-            self.nodes.push(node);
-            self.nodes.len() - 1
-        } else {
-            let key = self.free;
-            self.free = self.nodes[key].next;
-            self.nodes[key] = node;
-            key
-        };
-        if self.tail == NIL {
-            self.head = key;
-        } else {
-            self.nodes[self.tail].next = key;
-        }
-        self.tail = key;
-        self.queued += 1;
-        key
+        self.list.push_back(entry, Some(waker))
     }
 
     /// Where the waiter `key` stands.
     pub(crate) fn state(&self, key: usize) -> Waiter {
-        let node = &self.nodes[key];
-        debug_assert!(!node.free, "a wait-queue key used after its removal");
-        node.state
+        self.list.peek(key).state
     }
 
     /// Replaces a queued waiter's waker if it would not wake the same task.
     pub(crate) fn update(&mut self, key: usize, waker: &Waker) {
-        let node = &mut self.nodes[key];
-        match &node.waker {
-            Some(old) if old.will_wake(waker) => {}
-            _ => node.waker = Some(waker.clone()),
-        }
+        self.list.set_waker(key, waker);
     }
 
     /// Takes the waiter `key` out, queued or not; returns where it stood.
     pub(crate) fn remove(&mut self, key: usize) -> Waiter {
-        let state = self.nodes[key].state;
-        if state == Waiter::Queued {
-            self.unlink(key);
-        }
-        let node = &mut self.nodes[key];
-        node.waker = None;
-        node.free = true;
-        node.next = self.free;
-        self.free = key;
-        state
+        self.list.free(key).state
     }
 
     /// Slots assigned to the waiter `key` so far.
     pub(crate) fn assigned(&self, key: usize) -> usize {
-        self.nodes[key].assigned
+        self.list.peek(key).assigned
     }
 
     /// Gives one slot to the oldest waiter. It stays at the head of the
@@ -171,49 +128,48 @@ impl WaitQueue {
     /// never overtaken (nor starved) by later ones; then it is granted, and
     /// its waker returned to be woken once the caller releases its lock.
     pub(crate) fn assign_one(&mut self) -> Assign {
-        if self.head == NIL {
+        let Some(key) = self.list.front() else {
             return Assign::NoWaiter;
-        }
-        let key = self.head;
-        let node = &mut self.nodes[key];
-        node.assigned += 1;
-        if node.assigned < node.needed {
+        };
+        let entry = self.list.payload(key);
+        entry.assigned += 1;
+        if entry.assigned < entry.needed {
             return Assign::Partial;
         }
-        self.unlink(key);
-        let node = &mut self.nodes[key];
-        node.state = Waiter::Granted;
-        Assign::Granted(node.waker.take())
+        entry.state = Waiter::Granted;
+        Assign::Granted(self.list.unlink(key))
     }
 
     /// Wakes every queued waiter: their wakers are pushed onto `wakers`, to
     /// be woken once the caller has released its lock.
     pub(crate) fn notify_all(&mut self, wakers: &mut Vec<Waker>) {
-        while self.head != NIL {
-            let key = self.head;
-            self.unlink(key);
-            let node = &mut self.nodes[key];
-            node.state = Waiter::Woken;
-            wakers.extend(node.waker.take());
+        while let Some(key) = self.list.front() {
+            self.list.payload(key).state = Waiter::Woken;
+            wakers.extend(self.list.unlink(key));
         }
     }
 
-    fn unlink(&mut self, key: usize) {
-        let (prev, next) = (self.nodes[key].prev, self.nodes[key].next);
-        if prev == NIL {
-            self.head = next;
-        } else {
-            self.nodes[prev].next = next;
+    /// Keeps the waiting future whose place is `key` in the queue, with
+    /// `waker`: still queued, its waker is updated; taken off (woken, but
+    /// what it waits for is not there yet), or not yet queued, it is
+    /// queued at the back. Each waiting future's poll calls it after
+    /// finding that what it waits for is not there.
+    pub(crate) fn register(&mut self, key: &mut Option<usize>, waker: &Waker) {
+        match *key {
+            Some(k) if self.state(k) == Waiter::Queued => self.update(k, waker),
+            _ => {
+                self.leave(key);
+                *key = Some(self.push_back(waker.clone()));
+            }
         }
-        if next == NIL {
-            self.tail = prev;
-        } else {
-            self.nodes[next].prev = prev;
+    }
+
+    /// Takes the waiting future whose place is `key` out of the queue, if
+    /// it has a place: it is done waiting, or dropped.
+    pub(crate) fn leave(&mut self, key: &mut Option<usize>) {
+        if let Some(k) = key.take() {
+            self.remove(k);
         }
-        let node = &mut self.nodes[key];
-        node.prev = NIL;
-        node.next = NIL;
-        self.queued -= 1;
     }
 }
 
@@ -226,6 +182,60 @@ pub(crate) enum Assign {
     Partial,
     /// The head waiter has all it asked for: wake it.
     Granted(Option<Waker>),
+}
+
+/// A channel whose senders can wait for the receiving side to go
+/// (`Sender::closed`): it keeps those senders in a [`WaitQueue`], under its
+/// lock, and knows whether the receiving side is gone.
+pub(crate) trait ClosedWaiters {
+    /// Runs `f`, under the channel's lock, on the queue of `closed` waiters
+    /// and whether the receiving side is gone.
+    fn with_closed_waiters<R>(&self, f: impl FnOnce(&mut WaitQueue, bool) -> R) -> R;
+}
+
+/// The future of `Sender::closed`, for every channel: its place in the
+/// channel's queue of `closed` waiters, which it leaves when dropped.
+pub(crate) struct Closed<'a, C: ClosedWaiters + ?Sized> {
+    chan: &'a C,
+    key: Option<usize>,
+}
+
+impl<'a, C: ClosedWaiters + ?Sized> Closed<'a, C> {
+    pub(crate) fn new(chan: &'a C) -> Closed<'a, C> {
+        Closed { chan, key: None }
+    }
+}
+
+impl<C: ClosedWaiters + ?Sized> Future for Closed<'_, C> {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
+        let this = &mut *self;
+        let gone = this.chan.with_closed_waiters(|waiters, gone| {
+            if gone {
+                waiters.leave(&mut this.key);
+            } else {
+                waiters.register(&mut this.key, cx.waker());
+            }
+            gone
+        });
+        if !gone {
+            return Poll::Pending;
+        }
+        budget.made_progress();
+        Poll::Ready(())
+    }
+}
+
+impl<C: ClosedWaiters + ?Sized> Drop for Closed<'_, C> {
+    fn drop(&mut self) {
+        if self.key.is_some() {
+            let key = &mut self.key;
+            self.chan
+                .with_closed_waiters(|waiters, _| waiters.leave(key));
+        }
+    }
 }
 
 /// Wakes every waker in `wakers` (called with no lock held).
