@@ -398,3 +398,23 @@ fn clear_ready_matching_of_a_mut_guard_clears_only_the_readiness_named() {
         });
     });
 }
+
+/// A stream that ends too soon: Tokio's `read_exact` fails with
+/// `UnexpectedEof` and the message "early eof", its integer readers
+/// (`read_u32` and the rest) with the same kind and the kind's own message.
+#[test]
+fn short_reads_end_in_tokios_unexpected_eof_errors() {
+    limit("short reads", || {
+        shim::runtime().block_on(async {
+            let mut buf = [0u8; 8];
+            let error = (&b"abc"[..]).read_exact(&mut buf).await.unwrap_err();
+            assert_eq!(error.kind(), std::io::ErrorKind::UnexpectedEof);
+            assert_eq!(error.to_string(), "early eof");
+
+            let error = (&b"ab"[..]).read_u32().await.unwrap_err();
+            let expected: std::io::Error = std::io::ErrorKind::UnexpectedEof.into();
+            assert_eq!(error.kind(), expected.kind());
+            assert_eq!(error.to_string(), expected.to_string());
+        });
+    });
+}

@@ -224,28 +224,35 @@ impl<R: AsyncRead + Unpin + ?Sized> Future for ReadExact<'_, R> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
         let this = &mut *self; // only references inside: the future is Unpin
-        ready!(poll_fill(&mut *this.reader, cx, this.buf, &mut this.filled))?;
+        // Tokio's read_exact says "early eof".
+        let early_eof = || io::Error::new(io::ErrorKind::UnexpectedEof, "early eof");
+        ready!(poll_fill(
+            &mut *this.reader,
+            cx,
+            this.buf,
+            &mut this.filled,
+            early_eof
+        ))?;
         Poll::Ready(Ok(this.filled))
     }
 }
 
 /// Reads into `buf` until it is full, `filled` counting what the polls
-/// before read: the loop of `read_exact`, and of the integer readers.
+/// before read: the loop of `read_exact`, and of the integer readers. End
+/// of file first is `eof()`: each caller's error, in Tokio's words.
 fn poll_fill<R: AsyncRead + Unpin + ?Sized>(
     reader: &mut R,
     cx: &mut Context<'_>,
     buf: &mut [u8],
     filled: &mut usize,
+    eof: fn() -> io::Error,
 ) -> Poll<io::Result<()>> {
     while *filled < buf.len() {
         // `Pending` here returns from `poll` with `filled` kept: the next
         // poll, after the waker fires, carries on where this one left off.
         let n = ready!(Pin::new(&mut *reader).poll_read(cx, &mut buf[*filled..]))?;
         if n == 0 {
-            return Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "early eof: the stream ended before the buffer was full",
-            )));
+            return Poll::Ready(Err(eof()));
         }
         *filled += n;
     }
@@ -314,7 +321,15 @@ impl<R: AsyncRead + Unpin + ?Sized, T> Future for ReadInt<'_, R, T> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
         let this = &mut *self;
         let bytes = &mut this.buf[..this.len];
-        ready!(poll_fill(&mut *this.reader, cx, bytes, &mut this.filled))?;
+        // Tokio's integer readers give the kind's own message.
+        let eof = || io::ErrorKind::UnexpectedEof.into();
+        ready!(poll_fill(
+            &mut *this.reader,
+            cx,
+            bytes,
+            &mut this.filled,
+            eof
+        ))?;
         Poll::Ready(Ok((this.decode)(bytes)))
     }
 }
