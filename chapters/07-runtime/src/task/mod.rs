@@ -209,4 +209,4 @@ impl<S: 'static> fmt::Debug for Notified<S> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

@@ -449,17 +449,7 @@ impl Drop for Readiness<'_> {
 #[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
-    use std::sync::Arc;
-    use std::sync::atomic::AtomicUsize;
-
-    /// A waker that counts its wake-ups.
-    struct WakeCounter(AtomicUsize);
-
-    impl std::task::Wake for WakeCounter {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
+    use crate::task::tests::counting_waker;
 
     #[test]
     fn a_clear_with_a_stale_tick_keeps_the_new_edge() {
@@ -501,33 +491,26 @@ mod tests {
     #[test]
     fn every_listed_waiter_is_woken_and_a_dropped_one_leaves_the_list() {
         let io = ScheduledIo::default();
-        let counts: Vec<Arc<WakeCounter>> = (0..3)
-            .map(|_| Arc::new(WakeCounter(AtomicUsize::new(0))))
-            .collect();
+        let (wakers, counts): (Vec<_>, Vec<_>) = (0..3).map(|_| counting_waker()).unzip();
         let mut futures: Vec<_> = (0..3)
             .map(|_| Box::pin(io.readiness(Direction::Read)))
             .collect();
-        for (future, count) in futures.iter_mut().zip(&counts) {
-            let waker = Waker::from(count.clone());
+        for (future, waker) in futures.iter_mut().zip(&wakers) {
             assert!(
                 future
                     .as_mut()
-                    .poll(&mut Context::from_waker(&waker))
+                    .poll(&mut Context::from_waker(waker))
                     .is_pending()
             );
         }
         // The middle one is cancelled: it must not be woken, nor stay listed.
         drop(futures.remove(1));
         io.set_readiness(1, ReadyBits::WRITABLE);
-        assert!(
-            counts
-                .iter()
-                .all(|count| count.0.load(Ordering::SeqCst) == 0)
-        );
+        assert!(counts.iter().all(|count| count.load(Ordering::SeqCst) == 0));
         io.set_readiness(2, ReadyBits::READABLE);
         let woken: Vec<usize> = counts
             .iter()
-            .map(|count| count.0.load(Ordering::SeqCst))
+            .map(|count| count.load(Ordering::SeqCst))
             .collect();
         assert_eq!(woken, [1, 0, 1], "both remaining acceptors are woken");
         for future in &mut futures {
@@ -547,8 +530,7 @@ mod tests {
 
     #[test]
     fn the_driver_wakes_the_waiting_reader() {
-        let count = Arc::new(WakeCounter(AtomicUsize::new(0)));
-        let waker = Waker::from(count.clone());
+        let (waker, count) = counting_waker();
         let io = ScheduledIo::default();
         assert!(
             io.poll_ready(&mut Context::from_waker(&waker), Direction::Read)
@@ -556,12 +538,12 @@ mod tests {
         );
         io.set_readiness(1, ReadyBits::WRITABLE);
         assert_eq!(
-            count.0.load(Ordering::SeqCst),
+            count.load(Ordering::SeqCst),
             0,
             "writability does not wake a reader"
         );
         io.set_readiness(2, ReadyBits::READABLE);
-        assert_eq!(count.0.load(Ordering::SeqCst), 1);
+        assert_eq!(count.load(Ordering::SeqCst), 1);
     }
 }
 
