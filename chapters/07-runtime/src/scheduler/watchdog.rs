@@ -405,6 +405,7 @@ mod tests {
     /// A thread of this process can read its own files: running, and a
     /// total wait for a CPU.
     #[test]
+    #[cfg_attr(miri, ignore = "reads /proc, which Miri's isolation forbids")]
     fn a_thread_of_this_process_can_read_its_counters() {
         // SAFETY: gettid takes no arguments and cannot fail.
         let tid = unsafe { libc::gettid() } as u64;
