@@ -1,39 +1,47 @@
-// This Source Code Form is subject to the terms of the Mozilla Public
-// License, v. 2.0. If a copy of the MPL was not distributed with this
-// file, You can obtain one at https://mozilla.org/MPL/2.0/.
+// Draws the book's diagrams in the reader's browser, so that reading the
+// book needs mdbook alone: a ```mermaid fence reaches the page as an
+// ordinary code block, a <code class="language-mermaid"> in a <pre>, and
+// this script hands its text to mermaid.min.js, which replaces it with an
+// SVG.
+//
+// The diagrams follow the page's theme: the dark themes get mermaid's dark
+// palette. Mermaid draws once, so switching between a light and a dark
+// theme reloads the page to draw them again.
 
 (() => {
     const darkThemes = ['ayu', 'navy', 'coal'];
     const lightThemes = ['light', 'rust'];
+    const pageClasses = document.documentElement.classList;
+    const pageIsDark = darkThemes.some((theme) => pageClasses.contains(theme));
 
-    const classList = document.getElementsByTagName('html')[0].classList;
+    // Each fence becomes what mermaid draws: its source text in a <pre
+    // class="mermaid">, in place of the code block (and of the copy button
+    // mdbook gave it).
+    const diagrams = [];
+    for (const code of document.querySelectorAll('pre > code.language-mermaid')) {
+        const diagram = document.createElement('pre');
+        diagram.className = 'mermaid';
+        diagram.textContent = code.textContent;
+        code.parentElement.replaceWith(diagram);
+        diagrams.push(diagram);
+    }
 
-    let lastThemeWasLight = true;
-    for (const cssClass of classList) {
-        if (darkThemes.includes(cssClass)) {
-            lastThemeWasLight = false;
-            break;
+    mermaid.initialize({ startOnLoad: false, theme: pageIsDark ? 'dark' : 'default' });
+    if (diagrams.length > 0) {
+        // A diagram that does not parse shows mermaid's error picture in its
+        // place; the rejected promise has nothing more to tell the reader.
+        mermaid.run({ nodes: diagrams }).catch(() => {});
+    }
+
+    const reloadIfSwitching = (toDark) => () => {
+        if (toDark !== pageIsDark) {
+            window.location.reload();
         }
+    };
+    for (const theme of darkThemes) {
+        document.getElementById('mdbook-theme-' + theme)?.addEventListener('click', reloadIfSwitching(true));
     }
-
-    const theme = lastThemeWasLight ? 'default' : 'dark';
-    mermaid.initialize({ startOnLoad: true, theme });
-
-    // Simplest way to make mermaid re-render the diagrams in the new theme is via refreshing the page
-
-    for (const darkTheme of darkThemes) {
-        document.getElementById('mdbook-theme-' + darkTheme).addEventListener('click', () => {
-            if (lastThemeWasLight) {
-                window.location.reload();
-            }
-        });
-    }
-
-    for (const lightTheme of lightThemes) {
-        document.getElementById('mdbook-theme-' + lightTheme).addEventListener('click', () => {
-            if (!lastThemeWasLight) {
-                window.location.reload();
-            }
-        });
+    for (const theme of lightThemes) {
+        document.getElementById('mdbook-theme-' + theme)?.addEventListener('click', reloadIfSwitching(false));
     }
 })();

@@ -131,9 +131,10 @@ function record(check, page, summary, problems = []) {
 
 // ---------------------------------------------------------------- checks run inside the page
 
-// Counts mermaid blocks and how they rendered. mdbook-mermaid turns a
-// ```mermaid fence into <pre class="mermaid">; without the preprocessor it
-// would stay <code class="language-mermaid">, which counts as unrendered.
+// Counts mermaid blocks and how they rendered. mermaid-init.js turns each
+// ```mermaid fence (a <pre><code class="language-mermaid">) into a <pre
+// class="mermaid"> for mermaid to draw; a block it missed stays a <code
+// class="language-mermaid">, which counts as unrendered.
 function mermaidState() {
     const raw = /^\s*(graph|flowchart|sequenceDiagram|stateDiagram|classDiagram|erDiagram|gantt|pie|journey|gitGraph|mindmap|timeline|quadrantChart|block-beta)\b/;
     const blocks = [...document.querySelectorAll('.mermaid, code.language-mermaid')].filter(
@@ -332,7 +333,7 @@ async function checkPage(context, base, page, opts) {
         const rendered = state.filter((b) => b.svg).length;
         const problems = [];
         for (const b of state) {
-            if (!b.preprocessed) problems.push(`block ${b.index + 1} was not preprocessed (still a code block)`);
+            if (!b.preprocessed) problems.push(`block ${b.index + 1} was not drawn (still a code block)`);
             else if (b.error) problems.push(`block ${b.index + 1} drew mermaid's syntax-error picture`);
             else if (!b.svg) problems.push(`block ${b.index + 1} has no SVG`);
             if (b.raw) problems.push(`block ${b.index + 1} shows raw text "${b.raw}"`);
