@@ -1,8 +1,15 @@
 // Draws the book's diagrams in the reader's browser, so that reading the
-// book needs mdbook alone: a ```mermaid fence reaches the page as an
-// ordinary code block, a <code class="language-mermaid"> in a <pre>, and
-// this script hands its text to mermaid.min.js, which replaces it with an
-// SVG.
+// book needs mdbook alone. A diagram is written in the Markdown as
+//
+//     <script type="text/x-mermaid">
+//     flowchart TB
+//         A --> B
+//     </script>
+//
+// which the browser neither runs nor shows, and which mdBook's search
+// index skips (it indexes no <script>), so a search finds prose and never
+// a diagram's source. This script hands each one's text to mermaid.min.js,
+// which replaces it with an SVG.
 //
 // The diagrams follow the page's theme: the dark themes get mermaid's dark
 // palette. Mermaid draws once, so switching between a light and a dark
@@ -14,15 +21,14 @@
     const pageClasses = document.documentElement.classList;
     const pageIsDark = darkThemes.some((theme) => pageClasses.contains(theme));
 
-    // Each fence becomes what mermaid draws: its source text in a <pre
-    // class="mermaid">, in place of the code block (and of the copy button
-    // mdbook gave it).
+    // Each source becomes what mermaid draws: its text in a <pre
+    // class="mermaid">, in the script's place.
     const diagrams = [];
-    for (const code of document.querySelectorAll('pre > code.language-mermaid')) {
+    for (const source of document.querySelectorAll('script[type="text/x-mermaid"]')) {
         const diagram = document.createElement('pre');
         diagram.className = 'mermaid';
-        diagram.textContent = code.textContent;
-        code.parentElement.replaceWith(diagram);
+        diagram.textContent = source.textContent;
+        source.replaceWith(diagram);
         diagrams.push(diagram);
     }
 
