@@ -27,8 +27,16 @@ use serde_json::{Map, Value};
 /// clap's own errors are several lines long (usage, a tip); we keep the first,
 /// which names the problem, and add a pointer to `--help`. `--help` and
 /// `--version` are printed in full and exit with status 0.
+///
+/// A negative number is read as a value, not as a flag, in every subcommand,
+/// so `--connections -5` is refused by the option's own range check ("invalid
+/// value '-5' for '--connections <N>'") rather than as an unknown `-5`.
 pub fn parse_args<T: Parser>() -> T {
-    match T::try_parse() {
+    let command = negative_numbers_are_values(T::command());
+    match command
+        .try_get_matches()
+        .and_then(|matches| T::from_arg_matches(&matches))
+    {
         Ok(args) => args,
         Err(err) if !err.use_stderr() => {
             // --help or --version: print as clap intends and succeed.
@@ -40,6 +48,13 @@ pub fn parse_args<T: Parser>() -> T {
             std::process::exit(2);
         }
     }
+}
+
+/// `command` and all its subcommands, reading `-5` as a value.
+fn negative_numbers_are_values(command: clap::Command) -> clap::Command {
+    command
+        .allow_negative_numbers(true)
+        .mut_subcommands(negative_numbers_are_values)
 }
 
 /// The line of a clap error that names the problem. When it ends with a
@@ -217,21 +232,57 @@ impl Report {
             .map(|f| (f.key.as_str(), f.label.as_str(), &f.value))
     }
 
-    /// The report as an aligned, human-readable table.
+    /// The report as an aligned, human-readable table. A figure that was
+    /// not measured (a JSON `null`) has no row, and a label's own unit in
+    /// brackets ("elapsed (ms)") is dropped where the value shows its unit
+    /// ("237 ms"), so no row says its unit twice, or two different units.
     pub fn to_table(&self) -> String {
-        let width = self
+        let rows: Vec<(&str, String)> = self
             .fields
             .iter()
-            .map(|f| f.label.chars().count())
+            .filter(|f| !f.value.is_null())
+            .map(|f| {
+                let shown = human_value(&f.key, &f.value);
+                let label = if shows_unit(&f.key, &f.value) {
+                    without_unit(&f.label)
+                } else {
+                    f.label.as_str()
+                };
+                (label, shown)
+            })
+            .collect();
+        let width = rows
+            .iter()
+            .map(|(label, _)| label.chars().count())
             .max()
             .unwrap_or(0);
         let mut out = String::new();
-        for field in &self.fields {
-            let shown = human_value(&field.key, &field.value);
-            out.push_str(&format!("  {:<width$}  {shown}\n", field.label));
+        for (label, shown) in rows {
+            out.push_str(&format!("  {label:<width$}  {shown}\n"));
         }
         out
     }
+}
+
+/// Whether `human_value` writes a unit after this value.
+fn shows_unit(key: &str, value: &Value) -> bool {
+    value.is_number()
+        && ["_ns", "_us", "_ms", "_kib", "_bytes", "_per_sec"]
+            .iter()
+            .any(|suffix| key.ends_with(suffix))
+}
+
+/// "elapsed (ms)" → "elapsed"; "wait p50 (µs), interval 1" is left alone:
+/// only a bracketed unit at the very end goes.
+fn without_unit(label: &str) -> &str {
+    const UNITS: [&str; 12] = [
+        "ns", "µs", "us", "ms", "s", "KiB", "MiB", "GiB", "bytes", "/s", "ns each", "µs each",
+    ];
+    label
+        .strip_suffix(')')
+        .and_then(|rest| rest.rsplit_once(" ("))
+        .filter(|(_, unit)| UNITS.contains(unit))
+        .map_or(label, |(head, _)| head)
 }
 
 /// Formats a value for the table, using the key's unit suffix.
@@ -261,6 +312,13 @@ fn human_value(key: &str, value: &Value) -> String {
     } else {
         group_thousands(number)
     }
+}
+
+/// A count and its noun, in the singular for one: `1 task`, `2 tasks`,
+/// `10,000 tasks`. (Every noun the binaries count takes a plain `s`.)
+pub fn count(n: u64, noun: &str) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("{} {noun}{s}", group_thousands(n as f64))
 }
 
 /// `1234.5` ns as `1.23 µs`, and so on: three significant figures, unit chosen
@@ -341,6 +399,71 @@ mod tests {
         assert!(table.contains("1.50 µs"), "{table}");
         assert!(table.contains("2.00 MiB"), "{table}");
         assert!(table.contains("1,234,567"), "{table}");
+    }
+
+    #[test]
+    fn a_row_says_its_unit_once_and_unmeasured_figures_have_no_row() {
+        let mut report = Report::new("x");
+        report.add("elapsed_ms", "elapsed (ms)", 237.0);
+        report.add("wait_p50_us", "interval 1: wait p50 (µs)", 2170.0);
+        report.add("tasks", "tasks (count)", 3);
+        report.add("steals", "steals", Value::Null);
+        let table = report.to_table();
+        let row = |label: &str| {
+            table
+                .lines()
+                .find_map(|line| line.trim().strip_prefix(label).map(str::trim))
+                .map(str::to_string)
+        };
+        assert_eq!(row("elapsed").as_deref(), Some("237 ms"), "{table}");
+        assert_eq!(
+            row("interval 1: wait p50").as_deref(),
+            Some("2.17 ms"),
+            "{table}"
+        );
+        assert!(
+            !table.contains("(ms)") && !table.contains("(µs)"),
+            "{table}"
+        );
+        assert!(table.contains("tasks (count)"), "{table}");
+        assert!(
+            !table.contains("steals") && !table.contains("n/a"),
+            "{table}"
+        );
+    }
+
+    #[test]
+    fn a_negative_number_reaches_the_range_check() {
+        #[derive(Debug, Parser)]
+        struct Cli {
+            #[command(subcommand)]
+            command: Sub,
+        }
+        #[derive(Debug, clap::Subcommand)]
+        enum Sub {
+            Load {
+                #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+                connections: u32,
+            },
+        }
+        let command = negative_numbers_are_values(<Cli as clap::CommandFactory>::command());
+        let err = command
+            .try_get_matches_from(["x", "load", "--connections", "-5"])
+            .unwrap_err()
+            .render()
+            .to_string();
+        assert!(
+            first_line(&err)
+                .starts_with("error: invalid value '-5' for '--connections <CONNECTIONS>'"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_count_of_one_is_singular() {
+        assert_eq!(count(1, "task"), "1 task");
+        assert_eq!(count(0, "thread"), "0 threads");
+        assert_eq!(count(10_000, "connection"), "10,000 connections");
     }
 
     #[test]

@@ -188,8 +188,8 @@ pub fn narrate(console: &Console, r: &C10kReport) {
     ));
     let full = &r.samples.at_full_count;
     console.say(format!(
-        "    server: {} threads, {} resident ({} per connection), {} virtual; {:.2} switches per message ({} voluntary, {} involuntary)",
-        full.threads,
+        "    server: {}, {} resident ({} per connection), {} virtual; {:.2} switches per message ({} voluntary, {} involuntary)",
+        chapter_01::console::count(full.threads, "thread"),
         human_kib(full.vm_rss_kib as f64),
         human_kib(r.rss_per_connection_kib()),
         human_kib(full.vm_size_kib as f64),
@@ -504,7 +504,10 @@ pub fn demo(console: &Console, quick: bool) -> Outcome {
     let mut config = LoadConfig::new(SocketAddr::from(([127, 0, 0, 1], 0)), connections);
     config.duration = Duration::from_secs(secs);
     console.say("");
-    console.say("2/3 Ten thousand connections, one thread each");
+    console.say(format!(
+        "2/3 {} connections, one thread each",
+        group_thousands(connections as f64)
+    ));
     let spec = ServerSpec::this_binary("threads", &["serve", "--addr", "127.0.0.1:0"])?;
     let c10k = c10k(console, &spec, &config)?;
     console.say("");

@@ -185,11 +185,12 @@ pub fn demo(console: &Console, quick: bool) -> Outcome {
     console.say("Chapter 5: the event loop");
     console.say(format!("Measured on: {}", machine.describe()));
     console.say("");
-    console.say("1/4 Ten thousand connections on the event loop");
-    let mut config = LoadConfig::new(
-        SocketAddr::from(([127, 0, 0, 1], 0)),
-        if quick { 500 } else { 10_000 },
-    );
+    let connections = if quick { 500 } else { 10_000 };
+    console.say(format!(
+        "1/4 {} connections on the event loop",
+        chapter_01::console::group_thousands(connections as f64)
+    ));
+    let mut config = LoadConfig::new(SocketAddr::from(([127, 0, 0, 1], 0)), connections);
     config.duration = Duration::from_secs(if quick { 1 } else { 3 });
     let mut c10k = ch03::c10k(console, &echo_spec()?, &config)?;
     console.say("");

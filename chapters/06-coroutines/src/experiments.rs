@@ -248,11 +248,12 @@ pub fn demo(console: &Console, quick: bool) -> Outcome {
         1,
     )?;
     console.say("");
-    console.say("3/4 Ten thousand connections, a task each");
-    let mut config = LoadConfig::new(
-        SocketAddr::from(([127, 0, 0, 1], 0)),
-        if quick { 500 } else { 10_000 },
-    );
+    let connections = if quick { 500 } else { 10_000 };
+    console.say(format!(
+        "3/4 {} connections, a task each",
+        chapter_01::console::group_thousands(connections as f64)
+    ));
+    let mut config = LoadConfig::new(SocketAddr::from(([127, 0, 0, 1], 0)), connections);
     config.duration = Duration::from_secs(if quick { 1 } else { 3 });
     let mut c10k = ch03::c10k(console, &echo_spec()?, &config)?;
     console.say("");

@@ -12,7 +12,7 @@
 //! stops gracefully on Ctrl-C, or when its standard input closes if started
 //! with `--exit-on-stdin-eof` (as `compare -- http` starts it).
 //!
-//! Book: "Serving HTTP on the runtime we built" (ch08-http.md).
+//! Book: "Serving HTTP on the runtime we built" (ch09-http.md).
 
 #[cfg(not(loom))]
 fn main() -> std::process::ExitCode {

@@ -121,9 +121,9 @@ pub fn workers(console: &Console, workers: usize, depth: u32, fanout: u32) -> Ou
             metrics.remote_schedule_count(),
         );
     console.say(format!(
-        "  took {}; {} tasks came through the inject queue from outside",
+        "  took {}; {} came through the inject queue from outside",
         human_duration_ns(elapsed.as_nanos() as f64),
-        metrics.remote_schedule_count()
+        chapter_01::console::count(metrics.remote_schedule_count(), "task")
     ));
     console.say(format!(
         "  {:<8} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>9} {:>7}",
@@ -438,12 +438,14 @@ pub fn demo(console: &Console, quick: bool) -> Outcome {
     ));
     report.extend(blocking(console, each)?);
     console.say("");
+    let connections = if quick { 500 } else { 10_000 };
     console.say(format!(
-        "7/{steps} Ten thousand connections on every core, and what the metrics saw"
+        "7/{steps} {} connections on every core, and what the metrics saw",
+        chapter_01::console::group_thousands(connections as f64)
     ));
     report.extend(echo_under_load(
         console,
-        if quick { 500 } else { 10_000 },
+        connections,
         Duration::from_secs(if quick { 1 } else { 5 }),
     )?);
     console.say("");

@@ -22,7 +22,7 @@
 //! connections close at once), and `serve` returns when the last connection
 //! task has ended, or after [`DRAIN_TIMEOUT`].
 //!
-//! Book: "Serving HTTP on the runtime we built" (ch08-http.md).
+//! Book: "Serving HTTP on the runtime we built" (ch09-http.md).
 
 use crate::hyper_rt::{RtExecutor, RtIo, RtTimer};
 use bytes::Bytes;

@@ -21,7 +21,7 @@
 //! * [`RtTimer`] makes [`RtSleep`]s, which wrap `rt::time::Sleep`: a timer in
 //!   our wheel. `Sleep` is `Unpin` and `Sync`, which hyper requires.
 //!
-//! Book: "Serving HTTP on the runtime we built" (ch08-http.md), which lists
+//! Book: "Serving HTTP on the runtime we built" (ch09-http.md), which lists
 //! this file whole.
 
 // ANCHOR: adapter

@@ -16,7 +16,7 @@
 //! 10,000 descriptors on each side (under a limit of 20,000) and 10,000 of
 //! loopback's 28,232 ephemeral ports (32768 to 60999).
 //!
-//! Book: "Serving HTTP on the runtime we built" (ch08-http.md).
+//! Book: "Serving HTTP on the runtime we built" (ch09-http.md).
 
 use chapter_01::console::Console;
 use serde_json::{Value, json};
