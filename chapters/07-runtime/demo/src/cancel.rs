@@ -24,7 +24,7 @@
 //! of the records it completed) and how many records arrived intact (the
 //! sequence number and fill pattern each record carries check out).
 //!
-//! Book: Chapter 7, "Writing programs on the runtime".
+//! Book: Chapter 8, "join!, select! and cancellation".
 
 use crate::experiments::Outcome;
 use chapter_01::console::{Console, Report};

@@ -15,7 +15,7 @@
 //! before the server prints `listening on ADDR`, so a signal sent as soon as
 //! that line appears is caught rather than killing the process.
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Signals and a graceful shutdown".
 
 use crate::echo;
 use futures::future::{Either, select};

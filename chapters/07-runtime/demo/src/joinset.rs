@@ -20,7 +20,7 @@
 //! Memory is the growth of the process's resident set while the first
 //! round's tasks are spawned (later rounds reuse what the allocator kept).
 //!
-//! Book: Chapter 7, "Task handles: JoinSet, abort, ids and task-locals".
+//! Book: Chapter 8, "Task handles: JoinSet, abort, ids and task-locals".
 
 use crate::experiments::Outcome;
 use chapter_01::console::{Console, Report, group_thousands, human_duration_ns};

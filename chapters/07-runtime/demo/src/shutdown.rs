@@ -17,7 +17,7 @@
 //! intact, which new connections were refused, the line the server prints
 //! when it stops accepting, its summary line, and when and how it exited.
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Signals and a graceful shutdown".
 
 use chapter_01::console::{Console, Report};
 use chapter_01::experiments::add_machine;

@@ -42,7 +42,7 @@
 //! that does not go with the flavor. Each is pinned down by a compile-fail
 //! test in rt's `tests/ui/`.
 //!
-//! Book: Chapter 7, "Writing programs on the runtime".
+//! Book: Chapter 8, "Writing programs".
 
 use proc_macro::TokenStream;
 use proc_macro2::{Span, TokenStream as TokenStream2};

@@ -17,7 +17,7 @@
 //!   that call and reports its error if it failed. So `flush().await` (or
 //!   `shutdown().await`) is how a program knows its output is out.
 //!
-//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+//! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
 use crate::task::{JoinHandle, spawn_blocking};
 use futures::io::{AsyncRead, AsyncWrite};

@@ -27,7 +27,7 @@
 //! picks them: a `try_join!` branch that finishes with `Err` ends the join
 //! at once, and the outputs are handed back in `Ok`.
 //!
-//! Book: Chapter 7, "Writing programs on the runtime".
+//! Book: Chapter 8, "join!, select! and cancellation".
 
 /// Waits for every future; returns their outputs as a tuple, in the order
 /// written.

@@ -7,7 +7,7 @@
 //! future is pinned by the macro, on the caller's stack, and held here as a
 //! `Pin<&mut F>`, which is `Unpin`: nothing in this file needs `unsafe`.
 //!
-//! Book: Chapter 7, "Writing programs on the runtime".
+//! Book: Chapter 8, "join!, select! and cancellation".
 
 use std::future::Future;
 use std::pin::Pin;

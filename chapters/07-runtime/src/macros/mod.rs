@@ -18,7 +18,7 @@
 //! The attribute macros `#[rt::main]` and `#[rt::test]` are procedural,
 //! so they live in their own crate, `rt-macros`.
 //!
-//! Book: Chapter 7, "Writing programs on the runtime".
+//! Book: Chapter 8, "Writing programs".
 
 mod join;
 mod maybe_done;

@@ -10,7 +10,7 @@
 //! does it in three shifts and three xors, seeded once per thread from the
 //! standard library's randomly keyed hasher.
 //!
-//! Book: Chapter 7, "Writing programs on the runtime".
+//! Book: Chapter 8, "join!, select! and cancellation".
 
 use std::cell::Cell;
 use std::hash::{BuildHasher, Hasher};

@@ -38,7 +38,7 @@
 //! macro), which Rust 2024 requires of a pattern matched through a
 //! reference.
 //!
-//! Book: Chapter 7, "Writing programs on the runtime".
+//! Book: Chapter 8, "join!, select! and cancellation".
 
 /// Waits on several futures at once and runs the branch of the first to
 /// finish with an output that matches its pattern; the other futures are

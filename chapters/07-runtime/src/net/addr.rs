@@ -24,7 +24,7 @@
 //! anyone. [`first_that_works`] is the loop `bind` and `connect` run over
 //! the addresses a name resolves to.
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Sockets".
 
 use crate::task::JoinHandle;
 use std::future::Future;

@@ -24,7 +24,7 @@
 //! Each half reads or writes through the stream's `RegisteredSource`
 //! (`io/driver/registered_source.rs`), like the stream itself.
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Sockets".
 
 /// Expands, in the module of a stream type `$stream` whose peer and local
 /// addresses are `$addr`, to its four halves, `ReuniteError`, and the

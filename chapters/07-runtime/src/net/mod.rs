@@ -18,7 +18,7 @@
 //! parsed on the spot, a host name resolved on the blocking pool, so no
 //! worker ever waits for DNS.
 //!
-//! Book: Chapter 7, "The I/O driver" and "Sockets and signals".
+//! Book: Chapter 7, "The I/O driver", and Chapter 8, "Sockets".
 
 mod addr;
 mod halves;

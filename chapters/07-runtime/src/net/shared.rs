@@ -29,7 +29,7 @@
 //! Every macro expects the type to keep its socket in a field `io`, a
 //! `RegisteredSource` (the halves name the path to it instead).
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Sockets".
 
 /// `AsRawFd` and `AsFd` for types that keep their socket in `self.io`: the
 /// descriptor, for `socket2::SockRef`, `setsockopt` and the like.

@@ -20,7 +20,7 @@
 //! loop { stream.readable().await?; match stream.try_read(buf) { WouldBlock => continue, r => break r } }
 //! ```
 //!
-//! Book: Chapter 7, "The I/O driver" and "Sockets and signals".
+//! Book: Chapter 7, "The I/O driver", and Chapter 8, "Sockets".
 
 mod socket;
 mod split;

@@ -26,7 +26,7 @@
 //! they are written once, as macros in `net/shared.rs`; what is UDP's own
 //! is here: `send_to` resolving a host name, the peeks and the IP options.
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Sockets".
 
 use super::addr::{self, ToSocketAddrs, first_that_works};
 use super::shared::{

@@ -14,7 +14,7 @@
 //! socket, not a stream, and is exported as `rt::net::UnixDatagram`, where
 //! Tokio has it.
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Sockets".
 
 pub(super) mod datagram;
 mod split;

@@ -9,7 +9,7 @@
 //! Tokio. The set holds an `Rc`, so a `LocalRuntime` is neither `Send` nor
 //! `Sync`: it stays on the thread that made it.
 //!
-//! Book: Chapter 7, "Writing programs on the runtime".
+//! Book: Chapter 8, "Writing programs".
 
 use super::{Builder, EnterGuard, Handle, Runtime, RuntimeMetrics};
 use crate::task::{JoinHandle, LocalJoinHandle, LocalSet};

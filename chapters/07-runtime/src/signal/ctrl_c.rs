@@ -11,7 +11,7 @@
 //! drain it, wake every waiter, and look again
 //! ```
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Signals and a graceful shutdown".
 
 use super::self_pipe;
 use crate::io::driver::registration::Registration;

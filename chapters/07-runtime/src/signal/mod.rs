@@ -34,7 +34,7 @@
 //! SIGINT (terminate) for the rest of the process: Ctrl-C no longer kills
 //! a program that has asked for it, even after the future is dropped.
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Signals and a graceful shutdown".
 
 mod ctrl_c;
 mod self_pipe;

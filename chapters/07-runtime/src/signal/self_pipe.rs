@@ -15,7 +15,7 @@
 //! is no longer reported to the epoll instances that had not collected the
 //! event yet, so the wake-up must not depend on them.
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Signals and a graceful shutdown".
 
 use std::io;
 use std::os::fd::AsRawFd;

@@ -10,7 +10,7 @@
 //! is created and completes a `recv` whenever the count has moved since.
 //! Several deliveries between two `recv`s count as one, as in Tokio.
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Signals and a graceful shutdown".
 
 use super::ctrl_c::Listener;
 use super::self_pipe::SIGNALS;

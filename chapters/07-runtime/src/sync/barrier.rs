@@ -10,7 +10,7 @@
 //! mutex is never held across an `.await`. Tokio's barrier is made the same
 //! way.
 //!
-//! Book: Chapter 7, "Locks and notification".
+//! Book: Chapter 8, "Locks and notification".
 
 use super::watch;
 use crate::loom::Mutex;

@@ -9,7 +9,7 @@
 //! that should unlock the mutex or send the value, the thread waits
 //! forever. So, as in Tokio, it is refused there with a panic.
 //!
-//! Book: Chapter 7, "Locks and notification".
+//! Book: Chapter 8, "Locks and notification".
 
 use crate::runtime::context;
 use std::future::Future;

@@ -27,7 +27,7 @@
 //! Cancel safety: [`Receiver::recv`] is cancel-safe: a value is taken only
 //! by the poll that returns it.
 //!
-//! Book: Chapter 7, "Channels".
+//! Book: Chapter 8, "Channels".
 
 use crate::loom::{Arc, Mutex, MutexGuard};
 use crate::sync::mpsc::wait_queue::{Closed, ClosedWaiters, WaitQueue, wake_all};

@@ -26,7 +26,7 @@
 //! and, for the locks themselves, `lock_impls!`: `Default`, `From` and
 //! `Debug`.
 //!
-//! Book: Chapter 7, "Locks and notification".
+//! Book: Chapter 8, "Locks and notification".
 
 use super::mutex::TryLockError;
 use super::semaphore::Semaphore;

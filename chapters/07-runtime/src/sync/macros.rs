@@ -7,7 +7,7 @@
 //! it is given, nothing else: the types themselves are declared where they
 //! live. (The locks' and their guards' own macros are in `lock.rs`.)
 //!
-//! Book: Chapter 7, "Locks and notification".
+//! Book: Chapter 8, "Locks and notification".
 
 /// What the two cells, `OnceCell` and `SetOnce`, implement in terms of
 /// their `new`, `new_with` and `get`: `Default` (empty), `From` (set),

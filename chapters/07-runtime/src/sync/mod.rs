@@ -10,17 +10,17 @@
 //! to that worker's LIFO slot and runs next.
 //!
 //! [`watch`] holds the latest value for many readers, [`broadcast`] gives
-//! every receiver every value (Book: Chapter 7, "Channels").
+//! every receiver every value (Book: Chapter 8, "Channels").
 //!
 //! [`Semaphore`], [`Mutex`], [`RwLock`] and [`Notify`] are the locks and
-//! notification, all on one fair waiting line (Book: Chapter 7, "Locks and
+//! notification, all on one fair waiting line (Book: Chapter 8, "Locks and
 //! notification").
 //!
 //! [`OnceCell`] (a value set once, by the first caller, while the others
 //! wait) and [`Barrier`] (tasks wait until `n` of them have arrived) are
 //! built on those: the cell on a one-permit semaphore, the barrier on a
 //! mutex and a `watch` channel, so neither adds a wake-up protocol of its
-//! own (Book: Chapter 7, "Locks and notification"). [`SetOnce`] (a value
+//! own (Book: Chapter 8, "Locks and notification"). [`SetOnce`] (a value
 //! set once from outside, that others wait for) is a `OnceLock` and a
 //! [`Notify`].
 //!

@@ -21,7 +21,7 @@
 //! `&mut T` because holding the semaphore's only permit is holding the right
 //! to them. Each block says so; Miri runs the unit tests below.
 //!
-//! Book: Chapter 7, "Locks and notification".
+//! Book: Chapter 8, "Locks and notification".
 
 use super::lock::{Held, Lock, acquire, try_acquire};
 use super::semaphore::Semaphore;

@@ -59,7 +59,7 @@
 //! the rule that chose it (to the oldest waiter left, or to the newest), or
 //! stored as the permit if nobody is left, as Tokio does.
 //!
-//! Book: Chapter 7, "Locks and notification".
+//! Book: Chapter 8, "Locks and notification".
 
 use super::wait_list::{WaitList, WakeList};
 use crate::loom::{AtomicUsize, Mutex, MutexGuard, Ordering};

@@ -14,7 +14,7 @@
 //! Tokio's cell is built on its semaphore the same way, with its own
 //! storage (an `UnsafeCell` and a flag) where this one uses `OnceLock`.
 //!
-//! Book: Chapter 7, "Locks and notification".
+//! Book: Chapter 8, "Locks and notification".
 
 use super::semaphore::{Semaphore, TryAcquireError};
 use std::error::Error;

@@ -17,7 +17,7 @@
 //! Unsafe: as in `mutex.rs`, the value lives in an `UnsafeCell` and the
 //! guards' permits are the right to borrow it.
 //!
-//! Book: Chapter 7, "Locks and notification".
+//! Book: Chapter 8, "Locks and notification".
 
 use super::lock::{Held, Lock, acquire, try_acquire};
 use super::mutex::TryLockError;

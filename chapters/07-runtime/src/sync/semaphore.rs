@@ -41,7 +41,7 @@
 //! uncontended acquire and release cost two lock round trips where Tokio's
 //! cost one and two atomic operations. The book measures what that costs.
 //!
-//! Book: Chapter 7, "Locks and notification".
+//! Book: Chapter 8, "Locks and notification".
 
 use super::wait_list::{WaitList, WakeList};
 use crate::loom::{Mutex, MutexGuard};

@@ -15,7 +15,7 @@
 //! which must be `const`) is kept beside the `OnceLock`, which has no
 //! `const` constructor that takes a value.
 //!
-//! Book: Chapter 7, "Locks and notification".
+//! Book: Chapter 8, "Locks and notification".
 
 use super::Notify;
 use std::error::Error;

@@ -19,7 +19,7 @@
 //! at all, at the price of `unsafe` pointer code; ours is safe code and
 //! costs one `Vec` that is reused.
 //!
-//! Book: Chapter 7, "Locks and notification".
+//! Book: Chapter 8, "Locks and notification".
 
 use std::task::Waker;
 

@@ -24,7 +24,7 @@
 //! cancel-safe: dropping them changes nothing, and the next call sees what
 //! the dropped one would have.
 //!
-//! Book: Chapter 7, "Channels".
+//! Book: Chapter 8, "Channels".
 
 use crate::loom::{Arc, AtomicBool, AtomicU64, Mutex, Ordering};
 use crate::sync::mpsc::wait_queue::{Closed, ClosedWaiters, WaitQueue, wake_all};

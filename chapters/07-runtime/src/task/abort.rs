@@ -7,7 +7,7 @@
 //! reference count in the state word, as a waker holds one); dropping it
 //! neither detaches nor cancels anything.
 //!
-//! Book: Chapter 7, "A task is one allocation and one word".
+//! Book: Chapter 8, "Task handles: JoinSet, abort, ids and task-locals".
 
 use super::Id;
 use super::harness::RawTask;

@@ -12,7 +12,7 @@
 //! Dropping the set aborts every task still in it, as Tokio's does: a
 //! `JoinSet` owns its tasks, where a dropped `JoinHandle` only detaches one.
 //!
-//! Book: Chapter 7, "A task is one allocation and one word".
+//! Book: Chapter 8, "Task handles: JoinSet, abort, ids and task-locals".
 
 use super::{AbortHandle, Id, JoinError, JoinHandle, LocalJoinHandle, LocalSet};
 use crate::runtime::Handle as RuntimeHandle;

@@ -18,7 +18,7 @@
 //! its [`LocalJoinHandle`], and `futures`' `Abortable` makes `abort` drop
 //! the future at its next turn. No `unsafe` code.
 //!
-//! Book: Chapter 7, "Writing programs on the runtime".
+//! Book: Chapter 8, "Writing programs".
 
 use super::Id;
 use super::error::JoinError;

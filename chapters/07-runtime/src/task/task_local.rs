@@ -14,7 +14,7 @@
 //! when the scope is dropped before it completed (cancelled, or never
 //! polled), so a destructor in the future can still read the key.
 //!
-//! Book: Chapter 7, "A task is one allocation and one word".
+//! Book: Chapter 8, "Task handles: JoinSet, abort, ids and task-locals".
 
 use std::cell::RefCell;
 use std::fmt;

@@ -44,7 +44,7 @@
 //! load more. After a pause and a resume, it runs on from where it stopped,
 //! not from the real time.
 //!
-//! Book: Chapter 7, "Writing programs on the runtime".
+//! Book: Chapter 8, "Writing programs".
 
 use crate::driver::DriverHandle;
 use crate::loom::{AtomicBool, AtomicUsize, Mutex, Ordering};

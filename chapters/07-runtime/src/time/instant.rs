@@ -6,7 +6,7 @@
 //! runtime it is the system's clock. Arithmetic saturates where Tokio's
 //! does: `later - earlier` is never negative.
 //!
-//! Book: Chapter 7, "Writing programs on the runtime".
+//! Book: Chapter 8, "Writing programs".
 
 use crate::runtime::context;
 use std::fmt;

@@ -2,7 +2,7 @@
 //! each comparison returns (so a plot shows exactly the numbers its table
 //! prints), with Chapter 5's drawing code through `chapter_07::plots`.
 //!
-//! Book: Chapter 7, "Locks and semaphores" and "Channels", and Chapter 8.
+//! Book: Chapter 8, "Locks and notification" and "Channels", and Chapter 9.
 
 use chapter_05::plots::{Group, machine_label, write_into};
 use chapter_07::plots;

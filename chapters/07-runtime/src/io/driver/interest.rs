@@ -7,7 +7,7 @@
 //! `ready(interest)` waits on. `READABLE | WRITABLE` waits until either is
 //! ready.
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Sockets".
 
 use crate::io::driver::scheduled_io::Direction;
 use std::fmt;

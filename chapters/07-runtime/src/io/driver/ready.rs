@@ -7,7 +7,7 @@
 //! pending. Closing counts as readiness in its direction, because the next
 //! call returns at once (with end of stream, or the error).
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Sockets".
 
 use crate::io::driver::scheduled_io;
 use std::fmt;

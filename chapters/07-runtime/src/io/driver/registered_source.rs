@@ -40,7 +40,7 @@
 //! So the socket types are thin: a method of `TcpStream` is one line that
 //! names the system call and hands it to one of these loops.
 //!
-//! Book: Chapter 7, "The I/O driver" and "Sockets and signals".
+//! Book: Chapter 7, "The I/O driver", and Chapter 8, "Sockets".
 
 use super::registration::Registration;
 use super::scheduled_io::Direction;

@@ -9,7 +9,7 @@
 //! `lines` and `split` return Tokio's [`Lines`] and [`Split`], whose
 //! `next_line`/`next_segment` are written in `lines.rs`.
 //!
-//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+//! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
 use super::lines::{Lines, Split};
 use futures::io::{AsyncBufRead, FillBuf, ReadLine, ReadUntil};

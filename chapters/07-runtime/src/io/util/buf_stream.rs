@@ -4,7 +4,7 @@
 //! Reads come out of one buffer, writes gather in the other until
 //! `flush`.
 //!
-//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+//! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
 use futures::io::{AsyncBufRead, AsyncRead, AsyncWrite, BufReader, BufWriter};
 use std::io::{self, IoSlice};

@@ -22,7 +22,7 @@
 //! task copying in a loop would never yield. Tokio's copies spend the same
 //! way.
 //!
-//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+//! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
 use crate::task::coop;
 use futures::io::{AsyncBufRead, AsyncRead, AsyncWrite};

@@ -9,7 +9,7 @@
 //! at once, and `empty` is also a seekable stream whose every seek lands at
 //! 0.
 //!
-//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+//! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
 use crate::task::coop;
 use futures::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};

@@ -27,7 +27,7 @@
 //! `DuplexStream` reads one pipe and writes the other. Past that choice the
 //! two are the same code (`pipe_end!`).
 //!
-//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+//! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
 use crate::task::coop;
 use futures::io::{AsyncRead, AsyncWrite};

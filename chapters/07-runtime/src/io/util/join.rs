@@ -2,7 +2,7 @@
 //! [`split`](crate::io::split): standard input and standard output as one
 //! `AsyncRead + AsyncWrite`, say, for code that wants a single stream.
 //!
-//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+//! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
 use futures::io::{AsyncBufRead, AsyncRead, AsyncWrite};
 use std::io::{self, IoSlice};

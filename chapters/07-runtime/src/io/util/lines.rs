@@ -13,7 +13,7 @@
 //! that would take and asks for `Unpin`, which every rt stream and
 //! `BufReader` of one is).
 //!
-//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+//! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
 use futures::io::AsyncBufRead;
 use std::future::poll_fn;

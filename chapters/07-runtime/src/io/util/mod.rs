@@ -11,7 +11,7 @@
 //!   `duplex.rs`, and the devices of `devices.rs` (`empty`, `sink`,
 //!   `repeat`).
 //!
-//! Book: Chapter 7, "Sockets" (the extension traits).
+//! Book: Chapter 8, "Sockets" (the extension traits).
 
 /// Methods of the extension traits that `futures::io`'s extension trait
 /// `$ext` already has, with Tokio's signature and output: each is declared

@@ -17,7 +17,7 @@
 //! Where `futures::io` already has a future with Tokio's output type
 //! (`read`, `read_to_end`, `read_to_string`, `take`, `chain`), it is reused.
 //!
-//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+//! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
 use futures::io::{AsyncRead, Chain, Read, ReadToEnd, ReadToString, Take};
 use std::future::Future;

@@ -11,7 +11,7 @@
 //! methods does not see the difference (`io/mod.rs` says where the two
 //! trait families differ).
 //!
-//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+//! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
 use futures::io::{AsyncSeek, Seek};
 use std::io::SeekFrom;

@@ -15,7 +15,7 @@
 //! be split without `unsafe`; getting it back with
 //! [`unsplit`](ReadHalf::unsplit) needs `Unpin`, as in Tokio.
 //!
-//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+//! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
 use futures::io::{AsyncRead, AsyncWrite};
 use std::fmt;

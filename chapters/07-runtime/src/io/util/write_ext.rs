@@ -8,7 +8,7 @@
 //! Tokio's name for what `futures::io` calls `close`, and its future is
 //! written here; so are the integer writers.
 //!
-//! Book: Chapter 7, "Sockets", section "Tokio's names: the extension traits".
+//! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
 use bytes::Buf;
 use bytes::buf::Take;

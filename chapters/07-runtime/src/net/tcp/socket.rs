@@ -12,7 +12,7 @@
 //! `connect` or a [`TcpListener`] on `listen`. Nothing touches the driver
 //! until then.
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Sockets".
 
 use super::{TcpListener, TcpStream};
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};

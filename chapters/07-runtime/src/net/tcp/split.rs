@@ -3,7 +3,7 @@
 //! an `Arc`. They are the halves every byte stream has (`net/halves.rs`
 //! tells how they work without a lock), plus TCP's `peek`.
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Sockets".
 
 use super::TcpStream;
 use std::net::SocketAddr;

@@ -17,7 +17,7 @@
 //! As for every Unix socket, the socket file stays after the socket closes;
 //! remove it before binding the path again.
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Sockets".
 
 use super::SocketAddr;
 use crate::io::driver::registered_source::RegisteredSource;

@@ -5,7 +5,7 @@
 //! down writing, `forget` drops it without that, and `reunite` puts two
 //! halves of one stream back together.
 //!
-//! Book: Chapter 7, "Sockets and signals".
+//! Book: Chapter 8, "Sockets".
 
 use super::UnixStream;
 use std::os::unix::net::SocketAddr;

@@ -7,7 +7,7 @@
 //! Tokio's: `send` is `reserve` followed by [`Permit::send`], and a permit
 //! is a slot held in the caller's hand.
 //!
-//! Book: Chapter 7, "Channels".
+//! Book: Chapter 8, "Channels".
 
 use super::chan::{Chan, Full, ReserveState, Rx, Tx, WeakTx, receiver_methods, sender_handles};
 use super::error::{SendError, SendTimeoutError, TrySendError};

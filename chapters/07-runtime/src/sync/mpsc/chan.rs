@@ -26,7 +26,7 @@
 //! every permit taken before the close has been used or dropped (a permit
 //! may still send after `close`, so that no reserved value is lost).
 //!
-//! Book: Chapter 7, "Channels".
+//! Book: Chapter 8, "Channels".
 
 use super::wait_queue::{Assign, Closed, ClosedWaiters, WaitQueue, Waiter, wake_all};
 use crate::loom::{Arc, Mutex, MutexGuard};

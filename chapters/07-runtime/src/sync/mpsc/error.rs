@@ -1,7 +1,7 @@
 //! The mpsc channels' errors, as values that give back what could not be
 //! sent (Tokio's `tokio::sync::mpsc::error`).
 //!
-//! Book: Chapter 7, "Channels".
+//! Book: Chapter 8, "Channels".
 
 use std::fmt;
 

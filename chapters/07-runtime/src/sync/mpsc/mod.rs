@@ -33,7 +33,7 @@
 //! `sync/`: correct and small first; the book measures what Tokio's
 //! lock-free channel buys over it.
 //!
-//! Book: Chapter 7, "Channels".
+//! Book: Chapter 8, "Channels".
 
 mod bounded;
 mod chan;

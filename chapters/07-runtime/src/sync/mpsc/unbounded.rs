@@ -7,7 +7,7 @@
 //! without limit. Use it where the producer cannot wait (a callback, a
 //! `Drop`) or where something else already bounds the traffic.
 //!
-//! Book: Chapter 7, "Channels".
+//! Book: Chapter 8, "Channels".
 
 use super::chan::{Chan, Rx, Tx, WeakTx, receiver_methods, sender_handles};
 use super::error::SendError;

@@ -34,7 +34,7 @@
 //!
 //! [`Closed`] is here too: the future of every channel's `Sender::closed`.
 //!
-//! Book: Chapter 7, "Channels".
+//! Book: Chapter 8, "Channels".
 
 use crate::sync::wait_list::WaitList;
 use std::future::Future;
