@@ -10,6 +10,8 @@
 //! * [`files`]: epoll refusing a regular file, and the cost of a file
 //!   operation on the blocking pool;
 //! * [`top`]: a live view of the workers, drawn from `Runtime::metrics`;
+//! * [`trace`]: every poll and park of a run, recorded with the task and
+//!   thread hooks and written as a Perfetto / `chrome://tracing` file;
 //! * [`long_poll`]: the long-poll detector telling a poll that blocks from
 //!   one that is preempted;
 //! * [`cancel`]: a `select!` loop that loses data, and the same loop fixed;
@@ -42,6 +44,7 @@ pub mod loom_space;
 pub mod plots;
 pub mod shutdown;
 pub mod top;
+pub mod trace;
 
 use rt::runtime::MetricsSnapshot;
 use serde_json::{Value, json};

@@ -44,6 +44,17 @@ enum TopWorkload {
     Blocking,
 }
 
+impl From<TopWorkload> for chapter_07::top::Workload {
+    fn from(workload: TopWorkload) -> Self {
+        match workload {
+            TopWorkload::Balanced => chapter_07::top::Workload::Balanced,
+            TopWorkload::Skewed => chapter_07::top::Workload::Skewed,
+            TopWorkload::Timers => chapter_07::top::Workload::Timers,
+            TopWorkload::Blocking => chapter_07::top::Workload::Blocking,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Run the echo server on this runtime; prints `listening on ADDR`.
@@ -165,6 +176,24 @@ enum Command {
         /// Milliseconds between frames.
         #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(50..=60_000))]
         interval_ms: u32,
+    },
+    /// Record every poll and park of a run with the task hooks; write a Perfetto / chrome://tracing file.
+    Trace {
+        /// Where to write the trace (Chrome trace-event JSON).
+        #[arg(long, value_name = "FILE")]
+        out: std::path::PathBuf,
+        /// What runs while it is recorded.
+        #[arg(long, value_enum, default_value_t = TopWorkload::Skewed)]
+        workload: TopWorkload,
+        /// Worker threads.
+        #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=64))]
+        workers: u16,
+        /// Milliseconds the workload runs.
+        #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(10..=10_000))]
+        duration_ms: u64,
+        /// Also draw the first 20 ms of the timeline as an SVG plot into this directory.
+        #[arg(long, value_name = "DIR")]
+        plot: Option<std::path::PathBuf>,
     },
     /// A tree of tasks spawning tasks; print what each worker did.
     Workers {
@@ -373,19 +402,48 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             duration,
             interval_ms,
         }) => {
-            let workload = match workload {
-                TopWorkload::Balanced => chapter_07::top::Workload::Balanced,
-                TopWorkload::Skewed => chapter_07::top::Workload::Skewed,
-                TopWorkload::Timers => chapter_07::top::Workload::Timers,
-                TopWorkload::Blocking => chapter_07::top::Workload::Blocking,
-            };
             chapter_07::top::run(
-                workload,
+                workload.into(),
                 workers.map_or_else(default_workers, usize::from),
                 duration.map(|s| Duration::from_secs(u64::from(s))),
                 Duration::from_millis(u64::from(interval_ms)),
             )?;
             return Ok(());
+        }
+        Some(Command::Trace {
+            out,
+            workload,
+            workers,
+            duration_ms,
+            plot,
+        }) => {
+            let config = chapter_07::trace::Config {
+                workload: workload.into(),
+                workers: usize::from(workers),
+                duration: Duration::from_millis(duration_ms),
+            };
+            let (report, recording) = chapter_07::trace::trace(&console, &config, &out)?;
+            if let Some(dir) = plot {
+                let window = Duration::from_millis(20);
+                let title = format!(
+                    "The first {} ms of a {} ms run ({} workload, {} workers), from the poll and park hooks",
+                    window.as_millis(),
+                    duration_ms,
+                    config.workload.name(),
+                    config.workers
+                );
+                let trace = chapter_07::trace::window(&recording, window);
+                let path = chapter_05::plots::write_into(&dir, "trace-timeline.svg", |path| {
+                    chapter_07::plots::timeline(
+                        path,
+                        &trace,
+                        &title,
+                        &chapter_05::plots::machine_label(),
+                    )
+                })?;
+                console.say(format!("Wrote {}", path.display()));
+            }
+            report
         }
         Some(Command::Workers {
             workers,

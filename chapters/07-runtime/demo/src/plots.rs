@@ -306,6 +306,10 @@ pub fn timeline(
                 bars.push((bar, row));
             }
         }
+        // A kind this trace has none of gets no legend entry either.
+        if bars.is_empty() {
+            continue;
+        }
         let color = *color;
         chart
             .draw_series(bars.into_iter().map(|((a, b), row)| {
@@ -326,13 +330,17 @@ pub fn timeline(
                 .map(move |e| (e.start.as_secs_f64() * 1e3, (lanes - 1 - w) as f64))
         })
         .collect();
-    chart
-        .draw_series(steals.into_iter().map(|(t, row)| {
-            PathElement::new([(t, row + 0.88), (t, row + 0.98)], RED.stroke_width(2))
-        }))
-        .map_err(|e| to_io(&e))?
-        .label("steals")
-        .legend(|(x, y)| PathElement::new([(x + 7, y - 6), (x + 7, y + 6)], RED.stroke_width(2)));
+    if !steals.is_empty() {
+        chart
+            .draw_series(steals.into_iter().map(|(t, row)| {
+                PathElement::new([(t, row + 0.88), (t, row + 0.98)], RED.stroke_width(2))
+            }))
+            .map_err(|e| to_io(&e))?
+            .label("steals")
+            .legend(|(x, y)| {
+                PathElement::new([(x + 7, y - 6), (x + 7, y + 6)], RED.stroke_width(2))
+            });
+    }
     chart
         .configure_series_labels()
         .position(SeriesLabelPosition::UpperRight)

@@ -61,7 +61,9 @@ fn spin(micros: u64) {
     }
 }
 
-fn start_workload(rt: &Runtime, workload: Workload, stop: &Arc<AtomicBool>) {
+/// Spawns `workload`'s tasks on `rt`; they run until `stop` is set (the
+/// timeline of `chapter-07 trace` runs the same ones).
+pub fn start_workload(rt: &Runtime, workload: Workload, stop: &Arc<AtomicBool>) {
     let workers = rt.metrics().num_workers();
     let running = |stop: &Arc<AtomicBool>| !stop.load(Ordering::Relaxed);
     match workload {

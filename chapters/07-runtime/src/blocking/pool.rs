@@ -50,6 +50,8 @@ pub(crate) struct PoolConfig {
     pub(crate) thread_name_fn: Option<std::sync::Arc<dyn Fn() -> String + Send + Sync>>,
     /// `on_thread_start` / `on_thread_stop`.
     pub(crate) thread_hooks: crate::runtime::ThreadHooks,
+    /// `on_task_terminate`, which Tokio runs for blocking jobs too.
+    pub(crate) task_terminate: Option<crate::runtime::task_hooks::TaskCallback>,
     pub(crate) stack_size: Option<usize>,
 }
 
@@ -110,6 +112,10 @@ impl Schedule for BlockingSchedule {
         }
         // Blocking tasks are not in an owned list.
         None
+    }
+
+    fn terminate_hook(&self) -> Option<&crate::runtime::task_hooks::TaskCallback> {
+        self.pool.config.task_terminate.as_ref()
     }
 }
 

@@ -6,6 +6,7 @@
 //! Book: Chapter 7, "The inject queue and its interval".
 
 use super::Runtime;
+use super::task_hooks::{TaskCallback, TaskHooks, TaskMeta};
 use crate::scheduler::{self, RuntimeConfig, Scheduler};
 use std::fmt;
 use std::io;
@@ -56,6 +57,11 @@ pub struct Builder {
     /// Names every thread when set, instead of `thread_name` and a number.
     thread_name_fn: Option<ThreadNameFn>,
     thread_hooks: ThreadHooks,
+    /// [`Builder::on_task_spawn`] and the other task hooks, one slot each.
+    task_spawn: Option<TaskCallback>,
+    before_task_poll: Option<TaskCallback>,
+    after_task_poll: Option<TaskCallback>,
+    task_terminate: Option<TaskCallback>,
     thread_stack_size: Option<usize>,
     /// [`Builder::name`]: what [`Handle::name`](super::Handle::name) says.
     name: Option<String>,
@@ -162,6 +168,23 @@ macro_rules! thread_hooks {
     };
 }
 
+/// The task hooks' setters, each storing its closure in one slot of the
+/// builder: one line per hook, with its doc, as for the thread hooks.
+macro_rules! task_hooks {
+    ($($(#[$doc:meta])* $name:ident => $slot:ident;)*) => {
+        $(
+            $(#[$doc])*
+            pub fn $name<F>(&mut self, f: F) -> &mut Builder
+            where
+                F: Fn(&TaskMeta<'_>) + Send + Sync + 'static,
+            {
+                self.$slot = Some(Arc::new(f));
+                self
+            }
+        )*
+    };
+}
+
 impl Builder {
     /// A builder for the multi-threaded, work-stealing runtime.
     pub fn new_multi_thread() -> Builder {
@@ -183,6 +206,10 @@ impl Builder {
             thread_name: "rt-worker".to_string(),
             thread_name_fn: None,
             thread_hooks: ThreadHooks::default(),
+            task_spawn: None,
+            before_task_poll: None,
+            after_task_poll: None,
+            task_terminate: None,
             thread_stack_size: None,
             name: None,
         }
@@ -399,6 +426,34 @@ impl Builder {
         on_thread_unpark => unpark;
     }
 
+    task_hooks! {
+        /// Runs `f` each time a task is spawned onto this runtime (by
+        /// `spawn`, `Handle::spawn` or a `JoinSet`), on the spawning thread,
+        /// after the task is made and before it is queued: so before any
+        /// poll of it. Not run for `spawn_blocking` jobs, for the future
+        /// given to `block_on`, or for the tasks of a
+        /// [`LocalSet`](crate::task::LocalSet). As Tokio's hook of this
+        /// name (unstable there); a second call replaces the first hook.
+        on_task_spawn => task_spawn;
+        /// Runs `f` on the thread about to poll a task, just before each
+        /// poll, with the runtime's context entered (so `f` may spawn). The
+        /// same tasks as [`on_task_spawn`](Builder::on_task_spawn), on both
+        /// flavours; never for `block_on`'s future or a blocking job.
+        on_before_task_poll => before_task_poll;
+        /// Runs `f` just after each poll of a task, on the thread that ran
+        /// [`on_before_task_poll`](Builder::on_before_task_poll) for that
+        /// poll, even if the poll panicked (the panic is the task's
+        /// output) or moved the worker's queue elsewhere (`block_in_place`).
+        on_after_task_poll => after_task_poll;
+        /// Runs `f` once per task when it terminates: it returned, panicked,
+        /// or was cancelled (aborted, or dropped at shutdown). It runs on the
+        /// thread that completed the task, after the output is stored and
+        /// the `JoinHandle` woken; a panic in `f` is caught and ignored. As
+        /// in Tokio it also runs for `spawn_blocking` jobs (which have no
+        /// spawn hook), and not for `block_on`'s future or `LocalSet` tasks.
+        on_task_terminate => task_terminate;
+    }
+
     /// Names the runtime: [`Handle::name`](super::Handle::name) returns
     /// it. (The threads' names are set by
     /// [`thread_name`](Builder::thread_name).)
@@ -497,6 +552,12 @@ impl Builder {
             start_paused: self.start_paused,
             trace_capacity: self.trace_capacity,
             thread_hooks: self.thread_hooks.clone(),
+            task_hooks: TaskHooks::new(
+                self.task_spawn.clone(),
+                self.before_task_poll.clone(),
+                self.after_task_poll.clone(),
+                self.task_terminate.clone(),
+            ),
             thread_name_fn: self.thread_name_fn.clone(),
             runtime_id: super::Id::next(),
             name: self.name.clone(),
@@ -507,6 +568,7 @@ impl Builder {
             thread_name: format!("{}-blocking", self.thread_name),
             thread_name_fn: self.thread_name_fn.clone(),
             thread_hooks: self.thread_hooks.clone(),
+            task_terminate: self.task_terminate.clone(),
             stack_size: self.thread_stack_size,
         });
         let driver = Arc::new(crate::driver::create(

@@ -16,6 +16,7 @@ mod builder;
 pub(crate) mod context;
 mod local_runtime;
 mod metrics;
+pub(crate) mod task_hooks;
 
 pub use crate::scheduler::trace::{Trace, TraceEvent, TraceKind};
 pub use builder::{
@@ -26,6 +27,7 @@ pub(crate) use builder::{ThreadHooks, ThreadNameFn};
 pub use local_runtime::{LocalOptions, LocalRuntime};
 pub use metrics::RuntimeMetrics;
 pub use metrics::{MetricsSnapshot, TaskPolls, WorkerSnapshot};
+pub use task_hooks::TaskMeta;
 
 use crate::scheduler::{self, Scheduler};
 use crate::task::JoinHandle;

@@ -79,6 +79,8 @@ pub(crate) struct RuntimeConfig {
     pub(crate) start_paused: bool,
     /// `on_thread_start` / `on_thread_stop`, run by each worker thread.
     pub(crate) thread_hooks: crate::runtime::ThreadHooks,
+    /// `on_task_spawn`, the poll hooks and `on_task_terminate`.
+    pub(crate) task_hooks: crate::runtime::task_hooks::TaskHooks,
     /// Names threads when set (`Builder::thread_name` or `thread_name_fn`);
     /// otherwise a worker's thread is `rt-worker-N`.
     pub(crate) thread_name_fn: Option<crate::runtime::ThreadNameFn>,
@@ -176,6 +178,8 @@ impl Scheduler {
         F::Output: Send + 'static,
     {
         let id = self.resources().next_id();
+        // Before the task is queued, so before any worker can poll it.
+        self.resources().config.task_hooks.spawned(id, location);
         match self {
             Scheduler::CurrentThread(s) => s.owned.spawn(future, s, id, location),
             Scheduler::MultiThread(s) => s.owned.spawn(future, s, id, location),

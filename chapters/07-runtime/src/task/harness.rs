@@ -300,6 +300,13 @@ impl<T: Future, S: Schedule> Harness<T, S> {
         // Dropping the output or waking the JoinHandle runs user code, which
         // may panic; the task must still be released.
         let _ = panic::catch_unwind(AssertUnwindSafe(|| self.publish_completion(snapshot)));
+        // `Builder::on_task_terminate`, once per task: only `complete`
+        // publishes COMPLETE. The hook is user code too.
+        if let Some(terminate) = self.core().scheduler.terminate_hook() {
+            let header = self.header();
+            let meta = crate::runtime::TaskMeta::new(header.id, header.location);
+            let _ = panic::catch_unwind(AssertUnwindSafe(|| terminate(&meta)));
+        }
 
         // The owned list holds a reference until the task leaves it. Shutdown
         // may have taken it already, in which case there is one less to drop.

@@ -93,6 +93,12 @@ pub(crate) trait Schedule: Send + Sync + Sized + 'static {
     /// A task completed: take it out of the owned list, returning the
     /// list's reference (or `None` if shutdown took it already).
     fn release(&self, task: &Task<Self>) -> Option<Task<Self>>;
+
+    /// `Builder::on_task_terminate`, run when a task completes; none by
+    /// default (a `LocalSet`'s, a test's).
+    fn terminate_hook(&self) -> Option<&crate::runtime::task_hooks::TaskCallback> {
+        None
+    }
 }
 
 /// One reference to a task, held by the owned list.

@@ -303,14 +303,12 @@ impl CurrentThread {
             };
             stats.incr(&stats.polls);
             coop::with_budget(budget, || {
-                match &self.resources.tracer {
-                    Some(tracer) => {
-                        let id = crate::task::Id(task.id());
-                        let began = tracer.now();
-                        task.run();
-                        tracer.span(0, began, TraceKind::Poll { task: id });
+                // The task hooks: one branch when none is set.
+                match &self.resources.config.task_hooks.poll {
+                    None => self.run_traced(task),
+                    Some(hooks) => {
+                        hooks.around(task.id(), task.location(), || self.run_traced(task));
                     }
-                    None => task.run(),
                 }
                 if coop::is_exhausted() {
                     stats.incr(&stats.budget_forced_yields);
@@ -318,6 +316,20 @@ impl CurrentThread {
             });
         }
         false
+    }
+
+    /// Runs one poll of `task`, traced if the builder asked.
+    #[inline(always)]
+    fn run_traced(&self, task: ReadyTask) {
+        match &self.resources.tracer {
+            Some(tracer) => {
+                let id = crate::task::Id(task.id());
+                let began = tracer.now();
+                task.run();
+                tracer.span(0, began, TraceKind::Poll { task: id });
+            }
+            None => task.run(),
+        }
     }
 
     /// The next task: the core's own queue first, except every
@@ -480,6 +492,10 @@ impl Schedule for Arc<CurrentThread> {
 
     fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
         self.owned.remove(task)
+    }
+
+    fn terminate_hook(&self) -> Option<&crate::runtime::task_hooks::TaskCallback> {
+        self.resources.config.task_hooks.terminate.as_ref()
     }
 }
 

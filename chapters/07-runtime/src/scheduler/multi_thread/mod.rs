@@ -195,6 +195,10 @@ impl Schedule for Arc<MultiThread> {
     fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
         self.owned.remove(task)
     }
+
+    fn terminate_hook(&self) -> Option<&crate::runtime::task_hooks::TaskCallback> {
+        self.resources.config.task_hooks.terminate.as_ref()
+    }
 }
 
 /// What each worker thread starts with: its core and its parker.

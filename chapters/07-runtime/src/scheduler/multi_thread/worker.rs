@@ -462,6 +462,19 @@ impl WorkerContext {
             stats.incr(&stats.lifo_polls);
         }
         stats.set_current(Some(task.location()));
+        // The task hooks: one branch when none is set.
+        match &self.handle.resources.config.task_hooks.poll {
+            None => self.run_measured(task),
+            Some(hooks) => hooks.around(task.id(), task.location(), || self.run_measured(task)),
+        }
+        if coop::is_exhausted() {
+            stats.incr(&stats.budget_forced_yields);
+        }
+    }
+
+    /// Runs one poll of `task`, traced or timed if the builder asked.
+    #[inline(always)]
+    fn run_measured(&self, task: WorkerTask) {
         if let Some(tracer) = &self.handle.resources.tracer {
             let task_id = crate::task::Id(task.id());
             let began = tracer.now();
@@ -470,12 +483,10 @@ impl WorkerContext {
         } else if self.handle.resources.config.poll_time_histogram {
             let start = Instant::now();
             task.run();
+            let stats = self.stats();
             stats.record_poll_time(start.elapsed());
         } else {
             task.run();
-        }
-        if coop::is_exhausted() {
-            stats.incr(&stats.budget_forced_yields);
         }
     }
 
