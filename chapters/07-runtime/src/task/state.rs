@@ -3,8 +3,8 @@
 //!
 //! A task is touched from many places at once: a worker polls it, another
 //! worker's I/O wakes it, its `JoinHandle` waits for it on a third thread, the
-//! runtime shuts it down. Instead of a lock, all of them read and
-//! compare-and-swap one word, whose low six bits say where the task is in its
+//! runtime shuts it down. Instead of a lock, all of them change one word with
+//! atomic read-modify-writes; its low six bits say where the task is in its
 //! life and whose remaining bits count the references to its allocation:
 //!
 //! ```text
@@ -20,8 +20,10 @@
 //!   CA CANCELLED      abort() or shutdown asked for the future to be dropped
 //! ```
 //!
-//! Each transition below is one compare-and-swap loop that reads the
-//! snapshot, decides, and publishes the next snapshot; the returned action
+//! Each transition below that must decide is one compare-and-swap loop that
+//! reads the snapshot, decides, and publishes the next snapshot (completion
+//! is one `fetch_xor`, a reference one `fetch_add` or `fetch_sub`); the
+//! returned action
 //! tells the caller what it now owns (the right to poll, to submit the task
 //! to a queue, to free the memory). The rules they enforce:
 //!
