@@ -5,7 +5,7 @@
 //! worker's I/O wakes it, its `JoinHandle` waits for it on a third thread, the
 //! runtime shuts it down. Instead of a lock, all of them change one word with
 //! atomic read-modify-writes; its low six bits say where the task is in its
-//! life and whose remaining bits count the references to its allocation:
+//! life and its remaining bits count the references to its allocation:
 //!
 //! ```text
 //!  63 ........................... 6   5    4     3     2    1    0
