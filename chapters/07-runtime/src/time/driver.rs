@@ -2,7 +2,9 @@
 //!
 //! Timers are registered from any thread (a task on any worker creates a
 //! `Sleep`), and fired by whichever worker holds the driver: one wheel
-//! behind one mutex, as Tokio's was for years. The clock is milliseconds
+//! behind one mutex, as in Tokio 1.54.1 (`runtime/time/mod.rs`, its
+//! `Inner::Traditional`; builds with `tokio_unstable` may choose the
+//! alternative in `runtime/time_alt/`). The clock is milliseconds
 //! since the runtime started; a deadline is rounded *up* to the next
 //! millisecond, so a timer never fires early.
 //!

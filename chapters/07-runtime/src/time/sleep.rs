@@ -6,8 +6,10 @@
 //! runtime's wheel (or finds its deadline passed, and is ready at once);
 //! later polls ask the wheel whether it fired; dropping it removes it from
 //! the wheel, so a timeout that did not expire costs an insert and a
-//! removal, both O(1). Each poll spends a unit of the task's cooperative
-//! budget.
+//! removal, both O(1). A poll needs a unit of the task's cooperative
+//! budget (with none left it returns `Pending`) and keeps it only when the
+//! sleep is ready, as Tokio's does; a `Timeout` polls its sleep with the
+//! budget unconstrained (see its `poll` for how Tokio's differs).
 //!
 //! A duration too long to add to `Instant::now()` (`Duration::MAX`, say)
 //! means "never": the deadline becomes about thirty years from now, as in
@@ -304,8 +306,14 @@ impl<F: Future> Future for Timeout<F> {
         if let Poll::Ready(output) = self.future.as_mut().poll(cx) {
             return Poll::Ready(Ok(output));
         }
-        // The timer is checked even when the budget is spent, so that a
-        // future starved by the budget still times out (Tokio does the same).
+        // The timer is always polled with the budget unconstrained: it
+        // spends no unit and is never refused, so a future that spends the
+        // task's budget still times out, in this very poll. Tokio 1.54.1
+        // (`tokio/src/time/timeout.rs`, `poll_delay`) does this only when
+        // the budget had units left before the inner future was polled and
+        // none after; otherwise it polls its `Sleep` under the budget, so
+        // a `Timeout` polled with the budget already spent returns
+        // `Pending` and reports `Elapsed` on a later poll.
         let sleep = &mut self.sleep;
         let expired = coop::with_budget(None, || sleep.poll_elapsed(cx)).is_ready();
         if expired {
