@@ -24,9 +24,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-/// How many times a poll is repeated before giving up on a report (the
-/// watchdog, on a loaded machine, may miss one poll).
-const ATTEMPTS: usize = 10;
+/// How many times a poll is repeated before giving up on a report. The
+/// watchdog is a thread like any other: on a machine loaded with busier
+/// threads it may not get a CPU twice during a 50 ms poll, so each retry of
+/// the sleeping poll sleeps twice as long as the one before (up to 1.6 s,
+/// past the watchdog's one-second report of a poll still running).
+const ATTEMPTS: u32 = 10;
 
 /// What the detector said about the two polls.
 #[derive(Debug, Clone, Copy)]
@@ -52,12 +55,12 @@ pub fn two_polls() -> io::Result<TwoPolls> {
                 .push(*report)
         })
         .build()?;
-    let blocked = first_report(&rt, &reports, || async {
-        std::thread::sleep(Duration::from_millis(50));
+    let blocked = first_report(&rt, &reports, |attempt| async move {
+        std::thread::sleep(Duration::from_millis(50) * (1 << attempt.min(5)));
     })?;
     let cpu = last_allowed_cpu()?;
     let hog = Hog::start(cpu);
-    let preempted = first_report(&rt, &reports, move || async move {
+    let preempted = first_report(&rt, &reports, move |_| async move {
         // First poll: onto the spinner's CPU, at a lower priority (moving
         // waits for the kernel, a voluntary switch: kept out of the poll
         // that matters).
@@ -78,13 +81,14 @@ pub fn two_polls() -> io::Result<TwoPolls> {
     })
 }
 
-/// Spawns `make()` and waits for it until the hook has a report about
-/// this spawn location (the caller's line); returns the first such report.
+/// Spawns `make(attempt)` and waits for it until the hook has a report
+/// about this spawn location (the caller's line); returns the first such
+/// report.
 #[track_caller]
 fn first_report<F>(
     rt: &Runtime,
     reports: &Mutex<Vec<LongPoll>>,
-    make: impl Fn() -> F,
+    make: impl Fn(u32) -> F,
 ) -> io::Result<LongPoll>
 where
     F: Future<Output = ()> + Send + 'static,
@@ -98,8 +102,8 @@ where
             .find(|r| r.location.file() == here.file() && r.location.line() == here.line())
             .copied()
     };
-    for _ in 0..ATTEMPTS {
-        rt.block_on(rt.spawn(make()))
+    for attempt in 0..ATTEMPTS {
+        rt.block_on(rt.spawn(make(attempt)))
             .map_err(|error| io::Error::other(format!("the demo's task failed: {error}")))?;
         // The watchdog judges a poll at its first look after the end.
         let settle = Instant::now() + Duration::from_millis(500);
