@@ -130,8 +130,8 @@ struct Module {
     items: Vec<(String, Kind, bool)>,
     /// `use` declarations: (declared `pub`, path, name it binds; `None` for a glob).
     uses: Vec<(bool, Vec<String>, Option<String>)>,
-    /// Inherent impls: (the self type's name, public method names).
-    impls: Vec<(String, Vec<String>)>,
+    /// Inherent impls: (the self type's path, public method names).
+    impls: Vec<(Vec<String>, Vec<String>)>,
     /// Traits declared here: name -> method names (all public with the trait).
     trait_methods: BTreeMap<String, Vec<String>>,
 }
@@ -162,7 +162,8 @@ fn flatten(tokens: proc_macro2::TokenStream, out: &mut Vec<Tok>) {
         match tree {
             TokenTree::Punct(p) if p.as_char() == '#' => {
                 // `#[...]` (a doc comment is one): skip it whole.
-                if matches!(trees.peek(), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket) {
+                if matches!(trees.peek(), Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Bracket)
+                {
                     trees.next();
                 } else {
                     out.push(Tok::Punct('#'));
@@ -201,7 +202,11 @@ fn ident(t: Option<&Tok>) -> Option<&str> {
 /// (after the same token, or before it). Macros the transcriber invokes add
 /// their literal `pub fn NAME`s. A rule is not matched against the input,
 /// so this may name too many functions, never too few.
-fn macro_fns(bodies: &BTreeMap<String, proc_macro2::TokenStream>, mac: &syn::Macro, any: bool) -> Vec<String> {
+fn macro_fns(
+    bodies: &BTreeMap<String, proc_macro2::TokenStream>,
+    mac: &syn::Macro,
+    any: bool,
+) -> Vec<String> {
     let mut input = Vec::new();
     flatten(mac.tokens.clone(), &mut input);
     let mut out = Vec::new();
@@ -219,7 +224,9 @@ fn macro_fns(bodies: &BTreeMap<String, proc_macro2::TokenStream>, mac: &syn::Mac
         if !seen.insert(name.clone()) {
             continue;
         }
-        let Some(body) = bodies.get(&name) else { continue };
+        let Some(body) = bodies.get(&name) else {
+            continue;
+        };
         // Rules: (matcher) => {transcriber};
         let groups: Vec<_> = body
             .clone()
@@ -247,7 +254,9 @@ fn macro_fns(bodies: &BTreeMap<String, proc_macro2::TokenStream>, mac: &syn::Mac
                 let public = body[..i]
                     .iter()
                     .rev()
-                    .take_while(|t| matches!(ident(Some(t)), Some("async" | "const" | "unsafe" | "pub")))
+                    .take_while(|t| {
+                        matches!(ident(Some(t)), Some("async" | "const" | "unsafe" | "pub"))
+                    })
                     .any(|t| ident(Some(t)) == Some("pub"));
                 if !any && !public {
                     continue;
@@ -286,7 +295,9 @@ fn bound_to(matcher: &[Tok], var: &str, input: &[Tok]) -> Vec<String> {
         let before = if i > 0 { matcher.get(i - 1) } else { None };
         let after = matcher.get(i + 4);
         for j in 0..input.len() {
-            let Some(name) = ident(input.get(j)) else { continue };
+            let Some(name) = ident(input.get(j)) else {
+                continue;
+            };
             let hit = if literal(before) {
                 j > 0 && input.get(j - 1) == before
             } else if literal(after) {
@@ -316,16 +327,21 @@ fn cfg_on(attrs: &[syn::Attribute]) -> bool {
 
 fn eval_cfg(meta: &syn::Meta) -> bool {
     let list = |m: &syn::MetaList| -> Vec<syn::Meta> {
-        m.parse_args_with(syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated)
-            .expect("a cfg list")
-            .into_iter()
-            .collect()
+        m.parse_args_with(
+            syn::punctuated::Punctuated::<syn::Meta, syn::Token![,]>::parse_terminated,
+        )
+        .expect("a cfg list")
+        .into_iter()
+        .collect()
     };
     match meta {
         syn::Meta::Path(p) => !(p.is_ident("test") || p.is_ident("loom") || p.is_ident("windows")),
         syn::Meta::NameValue(nv) => {
             let value = match &nv.value {
-                syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => s.value(),
+                syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) => s.value(),
                 _ => String::new(),
             };
             if nv.path.is_ident("feature") {
@@ -349,7 +365,11 @@ fn is_pub(vis: &syn::Visibility) -> bool {
     matches!(vis, syn::Visibility::Public(_))
 }
 
-fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<(Vec<String>, Option<String>)>) {
+fn flatten_use(
+    tree: &syn::UseTree,
+    prefix: &mut Vec<String>,
+    out: &mut Vec<(Vec<String>, Option<String>)>,
+) {
     match tree {
         syn::UseTree::Path(p) => {
             prefix.push(p.ident.to_string());
@@ -382,13 +402,20 @@ fn flatten_use(tree: &syn::UseTree, prefix: &mut Vec<String>, out: &mut Vec<(Vec
 }
 
 fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
-    attrs.iter().find(|a| a.path().is_ident("path")).map(|a| match &a.meta {
-        syn::Meta::NameValue(syn::MetaNameValue {
-            value: syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }),
-            ..
-        }) => s.value(),
-        _ => panic!("#[path] without a string"),
-    })
+    attrs
+        .iter()
+        .find(|a| a.path().is_ident("path"))
+        .map(|a| match &a.meta {
+            syn::Meta::NameValue(syn::MetaNameValue {
+                value:
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }),
+                ..
+            }) => s.value(),
+            _ => panic!("#[path] without a string"),
+        })
 }
 
 impl Crate {
@@ -443,7 +470,9 @@ impl Crate {
                         .items
                         .iter()
                         .flat_map(|t| match t {
-                            syn::TraitItem::Fn(f) if cfg_on(&f.attrs) => vec![f.sig.ident.to_string()],
+                            syn::TraitItem::Fn(f) if cfg_on(&f.attrs) => {
+                                vec![f.sig.ident.to_string()]
+                            }
                             syn::TraitItem::Macro(m) if cfg_on(&m.attrs) => {
                                 macro_fns(&self.macro_bodies, &m.mac, true)
                             }
@@ -466,7 +495,12 @@ impl Crate {
                 },
                 syn::Item::Impl(i) if i.trait_.is_none() => {
                     if let syn::Type::Path(tp) = &*i.self_ty {
-                        let name = tp.path.segments.last().unwrap().ident.to_string();
+                        let name: Vec<String> = tp
+                            .path
+                            .segments
+                            .iter()
+                            .map(|s| s.ident.to_string())
+                            .collect();
                         let methods = i
                             .items
                             .iter()
@@ -511,7 +545,9 @@ impl Crate {
                 None => {
                     let file = match path_attr(&m.attrs) {
                         Some(p) => dir.join(p),
-                        None if dir.join(format!("{name}.rs")).exists() => dir.join(format!("{name}.rs")),
+                        None if dir.join(format!("{name}.rs")).exists() => {
+                            dir.join(format!("{name}.rs"))
+                        }
                         None => dir.join(&name).join("mod.rs"),
                     };
                     let parsed = parse(&file);
@@ -540,7 +576,11 @@ impl Crate {
             _ => (from.to_vec(), path),
         };
         if rest.is_empty() {
-            return Some(vec![Def { module, name: None, kind: Kind::Mod }]);
+            return Some(vec![Def {
+                module,
+                name: None,
+                kind: Kind::Mod,
+            }]);
         }
         for (i, seg) in rest.iter().enumerate() {
             let defs = self.lookup(&module, seg, depth)?;
@@ -563,13 +603,21 @@ impl Crate {
             .items
             .iter()
             .filter(|(n, _, _)| n == name)
-            .map(|(n, k, _)| Def { module: module.to_vec(), name: Some(n.clone()), kind: *k })
+            .map(|(n, k, _)| Def {
+                module: module.to_vec(),
+                name: Some(n.clone()),
+                kind: *k,
+            })
             .collect();
         if !own.is_empty() {
             return Some(own);
         }
         if module.is_empty() && self.exported_macros.iter().any(|n| n == name) {
-            return Some(vec![Def { module: Vec::new(), name: Some(name.to_string()), kind: Kind::Value }]);
+            return Some(vec![Def {
+                module: Vec::new(),
+                name: Some(name.to_string()),
+                kind: Kind::Value,
+            }]);
         }
         for (_, p, bound) in &m.uses {
             if bound.as_deref() == Some(name) {
@@ -588,7 +636,11 @@ impl Crate {
             }
         }
         // Not in the crate: an external crate (`futures`, `std`) at the root.
-        if module.is_empty() { None } else { Some(Vec::new()) }
+        if module.is_empty() {
+            None
+        } else {
+            Some(Vec::new())
+        }
     }
 
     /// Public methods of the type or trait `def`: inherent impls anywhere in
@@ -596,15 +648,19 @@ impl Crate {
     fn methods(&self, def: &Def) -> BTreeSet<String> {
         let mut out = BTreeSet::new();
         let name = def.name.as_deref().unwrap();
-        if let Some(ms) = self.modules.get(&def.module).and_then(|m| m.trait_methods.get(name)) {
+        if let Some(ms) = self
+            .modules
+            .get(&def.module)
+            .and_then(|m| m.trait_methods.get(name))
+        {
             out.extend(ms.iter().cloned());
         }
         for (mpath, m) in &self.modules {
             for (ty, methods) in &m.impls {
-                if ty != name {
+                if ty.last().map(String::as_str) != Some(name) {
                     continue;
                 }
-                let resolved = self.lookup(mpath, ty, 0).unwrap_or_default();
+                let resolved = self.resolve(mpath, ty, 0).unwrap_or_default();
                 if resolved.iter().any(|d| d == def) {
                     out.extend(methods.iter().cloned());
                 }
@@ -637,7 +693,11 @@ impl Crate {
         let m = &self.modules[module];
         for (name, kind, public) in &m.items {
             if *public {
-                let def = Def { module: module.to_vec(), name: Some(name.clone()), kind: *kind };
+                let def = Def {
+                    module: module.to_vec(),
+                    name: Some(name.clone()),
+                    kind: *kind,
+                };
                 self.export_def(&def, &format!("{at}::{name}"), out, seen);
             }
         }
@@ -667,7 +727,13 @@ impl Crate {
         }
     }
 
-    fn export_def(&self, def: &Def, at: &str, out: &mut BTreeSet<String>, seen: &mut BTreeSet<(Vec<String>, String)>) {
+    fn export_def(
+        &self,
+        def: &Def,
+        at: &str,
+        out: &mut BTreeSet<String>,
+        seen: &mut BTreeSet<(Vec<String>, String)>,
+    ) {
         out.insert(at.to_string());
         match def.kind {
             Kind::Mod => self.export_module(&def.module_path(), at, out, seen),
@@ -704,7 +770,10 @@ impl Def {
 
 /// Every `macro_rules!` in the crate's files, by name.
 fn collect_macros(dir: &Path, out: &mut BTreeMap<String, proc_macro2::TokenStream>) {
-    let mut entries: Vec<_> = fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for path in entries {
         if path.is_dir() {
@@ -716,7 +785,10 @@ fn collect_macros(dir: &Path, out: &mut BTreeMap<String, proc_macro2::TokenStrea
                     if m.mac.path.is_ident("macro_rules")
                         && let Some(name) = &m.ident
                     {
-                        self.0.entry(name.to_string()).or_default().extend(m.mac.tokens.clone());
+                        self.0
+                            .entry(name.to_string())
+                            .or_default()
+                            .extend(m.mac.tokens.clone());
                     }
                 }
             }
@@ -736,23 +808,32 @@ fn rt_exports() -> BTreeSet<String> {
 
 /// `tokio::a::b` -> `rt::a::b`.
 fn as_rt(tokio: &str) -> String {
-    let rest = tokio.strip_prefix("tokio::").unwrap_or_else(|| panic!("not a Tokio path: {tokio}"));
+    let rest = tokio
+        .strip_prefix("tokio::")
+        .unwrap_or_else(|| panic!("not a Tokio path: {tokio}"));
     format!("rt::{rest}")
 }
 
-/// The exports that would make `missing` present in rt: the same path, or,
-/// for anything but a method, the same name anywhere (rt may keep it in
-/// another module than Tokio does).
+/// The exports that would make `missing` present in rt: the same path; and
+/// for a module, type, function or macro, the same name in any module (rt
+/// may keep it somewhere else than Tokio does). A method is looked for on
+/// its type's path only: `broadcast::Sender::strong_count` is not
+/// `mpsc::Sender::strong_count`.
 fn present_as(missing: &str, exports: &BTreeSet<String>) -> Vec<String> {
     let path = as_rt(missing);
-    let segs: Vec<&str> = path.split("::").collect();
-    let is_method = segs.len() >= 3 && segs[segs.len() - 2].starts_with(|c: char| c.is_ascii_uppercase());
-    let suffix = if is_method {
-        format!("::{}::{}", segs[segs.len() - 2], segs[segs.len() - 1])
-    } else {
-        format!("::{}", segs[segs.len() - 1])
+    // `a::Type::method`: the segment before the last is a type's name.
+    let in_type = |p: &str| {
+        let segs: Vec<&str> = p.split("::").collect();
+        segs.len() >= 3 && segs[segs.len() - 2].starts_with(|c: char| c.is_ascii_uppercase())
     };
-    exports.iter().filter(|e| **e == path || e.ends_with(&suffix)).cloned().collect()
+    let name = path.rsplit("::").next().unwrap();
+    exports
+        .iter()
+        .filter(|e| {
+            **e == path || (!in_type(&path) && !in_type(e) && e.rsplit("::").next() == Some(name))
+        })
+        .cloned()
+        .collect()
 }
 
 // ---------------------------------------------------------------- the tests
@@ -772,7 +853,10 @@ fn the_walk_finds_the_runtime_api() {
         "rt::net::TcpStream::connect",
         "rt::io::AsyncReadExt::read_exact",
     ] {
-        assert!(exports.contains(known), "the walk of rt's exports missed {known}");
+        assert!(
+            exports.contains(known),
+            "the walk of rt's exports missed {known}"
+        );
     }
     if std::env::var_os("PRINT_EXPORTS").is_some() {
         for e in &exports {
@@ -788,10 +872,18 @@ fn what_tokio_adds_is_not_in_rt() {
     for m in load().missing {
         let found = present_as(&m.tokio, &exports);
         if !found.is_empty() {
-            wrong.push(format!("{} is listed as missing, but rt exports {}", m.tokio, found.join(", ")));
+            wrong.push(format!(
+                "{} is listed as missing, but rt exports {}",
+                m.tokio,
+                found.join(", ")
+            ));
         }
     }
-    assert!(wrong.is_empty(), "tokio-comparison.toml, [[missing]]:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "tokio-comparison.toml, [[missing]]:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
@@ -799,12 +891,20 @@ fn what_differs_is_in_rt() {
     let exports = rt_exports();
     let mut wrong = Vec::new();
     for d in load().differs {
-        assert!(d.tokio.starts_with("tokio::"), "not a Tokio path: {}", d.tokio);
+        assert!(
+            d.tokio.starts_with("tokio::"),
+            "not a Tokio path: {}",
+            d.tokio
+        );
         if !exports.contains(&d.rt) {
             wrong.push(format!("{} (for {}) is not exported by rt", d.rt, d.tokio));
         }
     }
-    assert!(wrong.is_empty(), "tokio-comparison.toml, [[differs]]:\n{}", wrong.join("\n"));
+    assert!(
+        wrong.is_empty(),
+        "tokio-comparison.toml, [[differs]]:\n{}",
+        wrong.join("\n")
+    );
 }
 
 #[test]
@@ -813,7 +913,10 @@ fn the_generated_pages_match_the_data() {
     let dir = repo_root().join("book/src/generated");
     let update = std::env::var_os("UPDATE_BOOK").is_some();
     let mut stale = Vec::new();
-    for (file, text) in [("tokio-missing.md", render_missing(&c)), ("tokio-differs.md", render_differs(&c))] {
+    for (file, text) in [
+        ("tokio-missing.md", render_missing(&c)),
+        ("tokio-differs.md", render_differs(&c)),
+    ] {
         let path = dir.join(file);
         if update {
             fs::create_dir_all(&dir).unwrap();
