@@ -429,7 +429,7 @@ pub fn demo(console: &Console, quick: bool) -> Outcome {
     console.say("");
     let each = Duration::from_millis(if quick { 500 } else { 2_000 });
     console.say(format!(
-        "5/{steps} The budget: a socket that is always ready"
+        "5/{steps} The budget: a reader that is always ready"
     ));
     report.extend(crate::coop::coop(console, each)?);
     console.say("");
