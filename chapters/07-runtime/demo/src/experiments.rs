@@ -429,9 +429,9 @@ pub fn demo(console: &Console, quick: bool) -> Outcome {
     console.say("");
     let each = Duration::from_millis(if quick { 500 } else { 2_000 });
     console.say(format!(
-        "5/{steps} The budget: a socket that is always ready"
+        "5/{steps} The budget: a reader that is always ready"
     ));
-    report.extend(coop(console, each)?);
+    report.extend(crate::coop::coop(console, each)?);
     console.say("");
     console.say(format!(
         "6/{steps} Blocking inside a task, spawn_blocking, and the long-poll detector"
@@ -458,7 +458,7 @@ pub fn demo(console: &Console, quick: bool) -> Outcome {
     Ok(report)
 }
 
-/// The ticker of `coop` and `blocking`: sleeps until each next millisecond
+/// The ticker of `blocking`: sleeps until each next millisecond
 /// and records how late it woke.
 async fn ticker(duration: Duration) -> Vec<Duration> {
     let start = Instant::now();
@@ -487,7 +487,8 @@ fn lateness_ms(lateness: &[Duration]) -> (f64, f64, f64) {
     )
 }
 
-fn add_lateness(
+/// Prints one row of ticker lateness and adds it to `report` under `key`.
+pub(crate) fn add_lateness(
     report: &mut Report,
     console: &Console,
     key: &str,
@@ -520,84 +521,6 @@ fn add_lateness(
             &format!("ticks, {label}"),
             lateness.len(),
         );
-}
-
-/// A connected pair: a std socket for the peer thread, one of ours.
-fn socket_pair(rt: &Runtime) -> Result<(std::net::TcpStream, rt::net::TcpStream), Box<dyn Error>> {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0")?;
-    let peer = std::net::TcpStream::connect(listener.local_addr()?)?;
-    let (ours, _) = listener.accept()?;
-    let ours = rt.block_on(async { rt::net::TcpStream::from_std(ours) })?;
-    Ok((peer, ours))
-}
-
-/// `coop`: a task reading a socket that a peer keeps full shares one worker
-/// with a task ticking every millisecond; the ticker's lateness with the
-/// budget on and off.
-pub fn coop(console: &Console, duration: Duration) -> Outcome {
-    use futures::io::AsyncReadExt;
-    console.say(format!(
-        "One worker: a task reads a socket a peer thread floods, beside a task that ticks every ms; {} s each way",
-        duration.as_secs_f64()
-    ));
-    let mut report = Report::new("coop");
-    for (key, label, budget) in [
-        (
-            "budget_on",
-            "with the budget (128 operations per poll)",
-            true,
-        ),
-        ("budget_off", "budget switched off", false),
-    ] {
-        let mut builder = Builder::new_multi_thread();
-        // Ask the long-poll detector to print: it names the hog.
-        builder.worker_threads(1).print_long_polls();
-        if !budget {
-            builder.disable_coop_budget();
-        }
-        let rt = builder.build()?;
-        let (mut peer, mut ours) = socket_pair(&rt)?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let flooder = {
-            let stop = stop.clone();
-            std::thread::spawn(move || {
-                use std::io::Write;
-                let chunk = vec![0x5au8; 64 * 1024];
-                while !stop.load(Ordering::Relaxed) {
-                    if peer.write_all(&chunk).is_err() {
-                        break;
-                    }
-                }
-            })
-        };
-        // Let the peer fill the socket's buffers first.
-        std::thread::sleep(Duration::from_millis(50));
-        let reader_stop = stop.clone();
-        let reader = rt.spawn(async move {
-            let mut buf = vec![0u8; 4096];
-            let mut total = 0u64;
-            while !reader_stop.load(Ordering::Relaxed) {
-                match ours.read(&mut buf).await {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => total += n as u64,
-                }
-            }
-            total
-        });
-        let lateness = rt.block_on(rt.spawn(ticker(duration)))?;
-        stop.store(true, Ordering::Relaxed);
-        let bytes = rt.block_on(reader)?;
-        drop(rt);
-        let _ = flooder.join();
-        add_lateness(&mut report, console, key, label, &lateness);
-        report.add(
-            &format!("reader_mib_per_s_{key}"),
-            &format!("reader throughput (MiB/s), {label}"),
-            bytes as f64 / (1024.0 * 1024.0) / duration.as_secs_f64(),
-        );
-    }
-    add_machine(&mut report, &Machine::current());
-    Ok(report)
 }
 
 /// `blocking`: `std::thread::sleep` inside a task stalls its worker's other

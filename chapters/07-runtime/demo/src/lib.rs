@@ -7,6 +7,8 @@
 //! * [`experiments`]: the chapter's experiments, as `cargo run -p
 //!   chapter-07` runs them (a burst of spawns, the LIFO slot, the inject
 //!   queue's interval, the budget, timers, the blocking pool);
+//! * [`coop`]: a reader that is always ready beside a ticker, with the
+//!   budget and without;
 //! * [`files`]: epoll refusing a regular file, and the cost of a file
 //!   operation on the blocking pool;
 //! * [`top`]: a live view of the workers, drawn from `Runtime::metrics`;
@@ -32,6 +34,7 @@
 //! Book: Chapter 7.
 
 pub mod cancel;
+pub mod coop;
 pub mod echo;
 pub mod experiments;
 pub mod files;

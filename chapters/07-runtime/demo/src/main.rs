@@ -114,7 +114,7 @@ enum Command {
         #[command(flatten)]
         load: LoadArgs,
     },
-    /// A socket that is always ready beside a ticking task: the budget on and off.
+    /// A reader that is always ready beside a ticking task: the budget on and off.
     Coop {
         /// Seconds each way.
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=600))]
@@ -356,7 +356,7 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             ch03::c10k(&console, &experiments::echo_spec()?, &config)?
         }
         Some(Command::Coop { duration, plot }) => {
-            let report = experiments::coop(&console, seconds(duration))?;
+            let report = chapter_07::coop::coop(&console, seconds(duration))?;
             plot_into(
                 &console,
                 plot,

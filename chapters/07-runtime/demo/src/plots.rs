@@ -39,7 +39,7 @@ pub fn coop(path: &Path, report: &Report, machine: &str) -> io::Result<()> {
     plots::bars(
         path,
         &Bars {
-            title: "A 1 ms ticker beside a socket reader that never waits, one worker",
+            title: "A 1 ms ticker beside a reader that is always ready (rt::io::repeat), one worker",
             x_desc: "how late the ticker woke (ms, log scale)",
             series: vec!["p50".into(), "p99".into(), "max".into()],
             groups,
