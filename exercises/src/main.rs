@@ -370,7 +370,7 @@ fn check(dir: &Path, target: &str, verbose: bool) -> io::Result<bool> {
         results.push((*exercise, outcome.solved()));
     }
     spinner.finish_and_clear();
-    state::note_results(dir, results.iter().copied())?;
+    state::note_results(dir, results.iter().copied(), false)?;
     if let [(exercise, true)] = results[..] {
         println!(
             "`cargo run -p exercises -- solution {}` shows the reference solution.",
@@ -565,6 +565,12 @@ fn build_tests(dir: &Path, solutions: bool, only: Option<&[&str]>) -> io::Result
             .as_array()
             .is_some_and(|kinds| kinds.iter().any(|k| k == "test"));
         if !is_test {
+            // The checker itself or the library failing stops every test
+            // target: say why, for each.
+            if message["reason"] == "compiler-message" && message["message"]["level"] == "error" {
+                let rendered = message["message"]["rendered"].as_str().unwrap_or_default();
+                build.cargo_stderr.push_str(rendered);
+            }
             continue;
         }
         match message["reason"].as_str() {
@@ -658,7 +664,7 @@ fn parse_libtest(stdout: &str) -> Vec<(String, bool)> {
 /// The reader's view: what is solved, and what to do next.
 fn progress(dir: &Path) -> io::Result<bool> {
     let results = check_all(dir, false)?;
-    state::note_results(dir, results.iter().map(|(e, o)| (*e, o.solved())))?;
+    state::note_results(dir, results.iter().map(|(e, o)| (*e, o.solved())), true)?;
     print!("{}", render_progress(&results));
     Ok(true)
 }

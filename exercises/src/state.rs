@@ -14,7 +14,9 @@
 //! Each other line is an exercise's last event (`passed` or `failed` for a
 //! check by `check`, `watch` or the progress view; `started` for `list
 //! --start`) and a hash of its stub's bytes at that moment, so a pass
-//! counts only while the stub is still the one that passed. `reset`'s
+//! counts only while the stub is still the one that passed. The progress
+//! view checks every exercise, so it records a failure only for an exercise
+//! already on record ([`note_results`]). `reset`'s
 //! backups go to `exercises/.checker/backups/`.
 
 use std::collections::BTreeMap;
@@ -128,14 +130,22 @@ impl State {
     }
 }
 
-/// Records each exercise's check result in the state of `dir`.
+/// Records each exercise's check result in the state of `dir`. A `sweep`
+/// (the progress view, which checks every exercise at once) records every
+/// pass but a failure only for an exercise already on record, so that
+/// looking at your progress does not mark every exercise as started.
 pub fn note_results<'a>(
     dir: &Path,
     results: impl IntoIterator<Item = (&'a Exercise, bool)>,
+    sweep: bool,
 ) -> io::Result<()> {
     let mut state = State::load(dir);
     for (exercise, passed) in results {
-        state.note(dir, exercise, if passed { "passed" } else { "failed" });
+        if passed {
+            state.note(dir, exercise, "passed");
+        } else if !sweep || state.events.contains_key(exercise.name) {
+            state.note(dir, exercise, "failed");
+        }
     }
     state.save(dir)
 }
@@ -150,6 +160,30 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sweep_records_passes_and_the_state_follows_the_stub() {
+        let dir = std::env::temp_dir().join(format!("exercises-state-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let exercise = crate::catalog::find("ch05_slab").unwrap();
+        let other = crate::catalog::find("ch05_timer_heap").unwrap();
+        for e in [exercise, other] {
+            fs::create_dir_all(dir.join("ch05")).unwrap();
+            fs::write(dir.join(e.stub_path()), shipped::find(e.name).unwrap().stub).unwrap();
+        }
+        let status = |e| State::load(&dir).status(&dir, e);
+        // A sweep's failure does not start an exercise; its pass solves one.
+        note_results(&dir, [(exercise, false), (other, true)], true).unwrap();
+        assert_eq!(status(exercise), Status::NotStarted);
+        assert_eq!(status(other), Status::Solved);
+        // A check asked for starts it, failed or not.
+        note_results(&dir, [(exercise, false)], false).unwrap();
+        assert_eq!(status(exercise), Status::Started);
+        // A pass counts only while the stub is the one that passed.
+        fs::write(dir.join(other.stub_path()), "// changed").unwrap();
+        assert_eq!(status(other), Status::Started);
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn fnv1a_matches_its_reference_values() {

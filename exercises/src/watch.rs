@@ -76,7 +76,11 @@ pub fn run(dir: &Path, start: Option<&str>) -> io::Result<bool> {
             None => {
                 println!("Checking your exercises...");
                 let results = crate::check_all(dir, false)?;
-                crate::state::note_results(dir, results.iter().map(|(e, o)| (*e, o.solved())))?;
+                crate::state::note_results(
+                    dir,
+                    results.iter().map(|(e, o)| (*e, o.solved())),
+                    true,
+                )?;
                 match results.iter().position(|(_, outcome)| !outcome.solved()) {
                     Some(index) => index,
                     None => {
@@ -106,7 +110,7 @@ pub fn run(dir: &Path, start: Option<&str>) -> io::Result<bool> {
             clear = true;
             let result = run_tests(dir, exercise, &events, &mut pending)?;
             if let (passed, Interrupt::None) = result {
-                crate::state::note_results(dir, [(exercise, passed)])?;
+                crate::state::note_results(dir, [(exercise, passed)], false)?;
             }
             match result {
                 (_, Interrupt::Quit) => break,
