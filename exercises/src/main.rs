@@ -33,8 +33,9 @@
 //! test executable with a time limit and reads libtest's `test NAME ...
 //! ok|FAILED` lines.
 //!
-//! `--dir DIR` (or `$EXERCISES_DIR`) points every command at another copy of
-//! the `exercises/` package; the checker's own tests use it on scratch copies.
+//! `--dir DIR` (or `$EXERCISES_DIR`) points every command but `mutants` at
+//! another copy of the `exercises/` package; the checker's own tests use it
+//! on scratch copies.
 
 mod catalog;
 mod mutants;
@@ -240,7 +241,8 @@ fn list(dir: &Path, start: Option<&str>) -> io::Result<bool> {
         );
     }
     println!(
-        "\n{solved} of {} solved (as of each exercise's last check).",
+        "\n{solved} of {} solved (as of each exercise's last check). \
+         ✓ solved, ~ started, > current.",
         EXERCISES.len()
     );
     if let Some(name) = start {
