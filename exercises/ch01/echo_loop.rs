@@ -14,7 +14,7 @@
 //!
 //! Write [`echo_until_eof`] for any `Read + Write` stream, so the tests can
 //! feed it a scripted stream that springs every trap
-//! (`cargo test -p exercises ch01_echo_loop`).
+//! (`cargo run -p exercises -- check ch01_echo_loop`).
 //!
 //! Run `cargo run -p exercises -- hint ch01_echo_loop` if you are stuck.
 

@@ -11,7 +11,8 @@
 //! ```
 //!
 //! Write [`parse_memory`], which finds three fields in such a text. The
-//! rules, each checked by a test (`cargo test -p exercises ch01_proc_status`):
+//! rules, each checked by a test (`cargo run -p exercises -- check
+//! ch01_proc_status`):
 //!
 //! * fields may appear in any order, and other fields are ignored;
 //! * a field's name must match exactly: `VmRSS` is not `VmRSSX`;

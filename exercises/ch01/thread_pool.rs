@@ -4,7 +4,7 @@
 //! clients becomes a flood of threads. The classic fix is a *pool*: a fixed
 //! number of worker threads that take jobs from a shared queue. Write one.
 //!
-//! What the tests check (`cargo test -p exercises ch01_thread_pool`):
+//! What the tests check (`cargo run -p exercises -- check ch01_thread_pool`):
 //!
 //! * every job given to [`ThreadPool::execute`] runs exactly once;
 //! * up to `workers` jobs run at the same time, and never more;

@@ -22,7 +22,7 @@
 //! `switch`. Take what you need through short borrows, keep raw pointers to
 //! the two contexts, let the borrows end, then switch.
 //!
-//! Check: `cargo test -p exercises ch02_green_yield`. Hint:
+//! Check: `cargo run -p exercises -- check ch02_green_yield`. Hint:
 //! `cargo run -p exercises -- hint ch02_green_yield`.
 
 pub use chapter_02::green::context::{self, Context};

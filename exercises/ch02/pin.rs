@@ -15,7 +15,7 @@
 //!   a panic, and never a write outside the set); a CPU the kernel refuses
 //!   is the OS error it returns (`io::Error::last_os_error()`).
 //!
-//! Check: `cargo test -p exercises ch02_pin`. Hint:
+//! Check: `cargo run -p exercises -- check ch02_pin`. Hint:
 //! `cargo run -p exercises -- hint ch02_pin`.
 
 use std::io;

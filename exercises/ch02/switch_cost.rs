@@ -16,7 +16,7 @@
 //! * no runs, or no run that counts, is an error, as is a run with zero
 //!   round trips.
 //!
-//! Check: `cargo test -p exercises ch02_switch_cost`. Hint:
+//! Check: `cargo run -p exercises -- check ch02_switch_cost`. Hint:
 //! `cargo run -p exercises -- hint ch02_switch_cost`.
 
 use std::time::Duration;

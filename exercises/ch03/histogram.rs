@@ -20,7 +20,7 @@
 //!   where the running total reaches the rank. `p` is clamped to 0..=100.
 //!   An empty histogram has no percentiles (`None`).
 //!
-//! Check: `cargo test -p exercises ch03_histogram`. Hint:
+//! Check: `cargo run -p exercises -- check ch03_histogram`. Hint:
 //! `cargo run -p exercises -- hint ch03_histogram`.
 
 /// Values below this each have their own bucket.

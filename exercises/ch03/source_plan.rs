@@ -22,7 +22,7 @@
 //! And [`source_for`]: connection `index` uses address `index % len`, so the
 //! connections are dealt round-robin and no address exceeds its share.
 //!
-//! Check: `cargo test -p exercises ch03_source_plan`. Hint:
+//! Check: `cargo run -p exercises -- check ch03_source_plan`. Hint:
 //! `cargo run -p exercises -- hint ch03_source_plan`.
 
 use std::net::Ipv4Addr;

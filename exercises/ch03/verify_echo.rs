@@ -15,7 +15,7 @@
 //! * the [`Verdict`] counts the bytes that differ and gives the offset of
 //!   the first one, so a report can say where the corruption began.
 //!
-//! Check: `cargo test -p exercises ch03_verify_echo`. Hint:
+//! Check: `cargo run -p exercises -- check ch03_verify_echo`. Hint:
 //! `cargo run -p exercises -- hint ch03_verify_echo`.
 
 use std::io::{self, Read};

@@ -17,7 +17,7 @@
 //! retrying `Interrupted`, and returning any other error. Read in chunks of
 //! at most [`CHUNK`] bytes.
 //!
-//! Check: `cargo test -p exercises ch04_drain`. Hint:
+//! Check: `cargo run -p exercises -- check ch04_drain`. Hint:
 //! `cargo run -p exercises -- hint ch04_drain`.
 
 use std::io::{self, Read};

@@ -17,7 +17,7 @@
 //!   reading when the backlog reaches `HIGH` bytes, start again when it has
 //!   fallen below `LOW`, and in between keep doing what we were doing.
 //!
-//! Check: `cargo test -p exercises ch04_interest`. Hint:
+//! Check: `cargo run -p exercises -- check ch04_interest`. Hint:
 //! `cargo run -p exercises -- hint ch04_interest`.
 
 /// Stop reading at this backlog.

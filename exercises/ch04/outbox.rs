@@ -20,7 +20,7 @@
 //! retried; any other error is returned. A `write` that returns `Ok(0)` for
 //! a non-empty buffer means the socket can take nothing: treat it as full.
 //!
-//! Check: `cargo test -p exercises ch04_outbox`. Hint:
+//! Check: `cargo run -p exercises -- check ch04_outbox`. Hint:
 //! `cargo run -p exercises -- hint ch04_outbox`.
 
 use std::collections::VecDeque;

@@ -15,7 +15,7 @@
 //!
 //! Write [`poll_timeout`] and [`epoll_timeout_ms`].
 //!
-//! Check: `cargo test -p exercises ch05_poll_timeout`. Hint:
+//! Check: `cargo run -p exercises -- check ch05_poll_timeout`. Hint:
 //! `cargo run -p exercises -- hint ch05_poll_timeout`.
 
 use std::time::{Duration, Instant};

@@ -17,7 +17,7 @@
 //! * [`Slab::get`]: the value, if the key is current;
 //! * [`Slab::len`]: how many values are stored.
 //!
-//! Check: `cargo test -p exercises ch05_slab`. Hint:
+//! Check: `cargo run -p exercises -- check ch05_slab`. Hint:
 //! `cargo run -p exercises -- hint ch05_slab`.
 
 /// Which slot, and which of its occupants.

@@ -22,7 +22,7 @@
 //! `std::collections::BinaryHeap` is a max-heap: wrap entries in
 //! `std::cmp::Reverse` to get the smallest first.
 //!
-//! Check: `cargo test -p exercises ch05_timer_heap`. Hint:
+//! Check: `cargo run -p exercises -- check ch05_timer_heap`. Hint:
 //! `cargo run -p exercises -- hint ch05_timer_heap`.
 
 use std::time::Instant;

@@ -17,8 +17,9 @@
 //! Every `unsafe` block needs a `// SAFETY:` comment saying why it is sound
 //! (the exercise's clippy run enforces it).
 //!
-//! Check: `cargo test -p exercises ch06_counting_waker` (and, if you have
-//! Miri, `cargo +nightly miri test -p exercises ch06_counting_waker`).
+//! Check: `cargo run -p exercises -- check ch06_counting_waker` (and, if
+//! you have Miri, `cargo +nightly miri test -p exercises --test
+//! ch06_counting_waker`).
 //! Hint: `cargo run -p exercises -- hint ch06_counting_waker`.
 
 use std::sync::Arc;

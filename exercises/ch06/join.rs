@@ -15,7 +15,7 @@
 //! (see the `impl` below), so you can use `self.get_mut()`: no unsafe
 //! pinning needed.
 //!
-//! Check: `cargo test -p exercises ch06_join`. Hint:
+//! Check: `cargo run -p exercises -- check ch06_join`. Hint:
 //! `cargo run -p exercises -- hint ch06_join`.
 
 use std::future::Future;

@@ -26,7 +26,7 @@
 //! (the async fn would too): if `b` is ready at once, `AddBoth` is ready on
 //! the same poll as `a`'s last.
 //!
-//! Check: `cargo test -p exercises ch06_state_machine`. Hint:
+//! Check: `cargo run -p exercises -- check ch06_state_machine`. Hint:
 //! `cargo run -p exercises -- hint ch06_state_machine`.
 
 use std::future::Future;

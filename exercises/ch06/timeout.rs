@@ -15,7 +15,7 @@
 //! After it returned `Ready`, a `Timeout` must not be polled again, and it
 //! never polls its parts after that either.
 //!
-//! Check: `cargo test -p exercises ch06_timeout`. Hint:
+//! Check: `cargo run -p exercises -- check ch06_timeout`. Hint:
 //! `cargo run -p exercises -- hint ch06_timeout`.
 
 use std::future::Future;

@@ -16,7 +16,7 @@
 //!   unit back. If it returns `Ready`, the unit stays spent.
 //! * Unconstrained (`None`): just poll the inner future.
 //!
-//! Check: `cargo test -p exercises ch07_budget`. Hint:
+//! Check: `cargo run -p exercises -- check ch07_budget`. Hint:
 //! `cargo run -p exercises -- hint ch07_budget`.
 
 use std::cell::Cell;

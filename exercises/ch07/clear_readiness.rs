@@ -18,7 +18,7 @@
 //!   the task looked, and clearing would lose it for ever (epoll is
 //!   edge-triggered: it will not report it again). Again one CAS loop.
 //!
-//! Check: `cargo test -p exercises ch07_clear_readiness`. Hint:
+//! Check: `cargo run -p exercises -- check ch07_clear_readiness`. Hint:
 //! `cargo run -p exercises -- hint ch07_clear_readiness`.
 
 use std::sync::atomic::AtomicU64;

@@ -17,7 +17,7 @@
 //!   so that two workers' counters never share a cache line (nor the pair
 //!   of lines some CPUs fetch together): add the attribute that does it.
 //!
-//! Check: `cargo test -p exercises ch07_counter`. Hint:
+//! Check: `cargo run -p exercises -- check ch07_counter`. Hint:
 //! `cargo run -p exercises -- hint ch07_counter`.
 
 use std::sync::atomic::AtomicU64;

@@ -20,7 +20,7 @@
 //! comments say. `acquire(0)` is ready at once. Permits an `acquire`
 //! returned `Ready` for belong to the caller until it calls `release`.
 //!
-//! Check: `cargo test -p exercises ch07_counting_semaphore`. Hint:
+//! Check: `cargo run -p exercises -- check ch07_counting_semaphore`. Hint:
 //! `cargo run -p exercises -- hint ch07_counting_semaphore`.
 
 use std::collections::{HashSet, VecDeque};

@@ -24,7 +24,7 @@
 //! The tests run it on a current-thread runtime whose clock is paused, so
 //! their sleeps take no time and their timing is exact.
 //!
-//! Check: `cargo test -p exercises ch07_joinset_fail_fast`. Hint:
+//! Check: `cargo run -p exercises -- check ch07_joinset_fail_fast`. Hint:
 //! `cargo run -p exercises -- hint ch07_joinset_fail_fast`.
 
 use std::future::Future;

@@ -23,7 +23,7 @@
 //! Why the limit: two tasks that wake each other forever would otherwise
 //! keep the slot busy and starve everything in the ring.
 //!
-//! Check: `cargo test -p exercises ch07_lifo_slot`. Hint:
+//! Check: `cargo run -p exercises -- check ch07_lifo_slot`. Hint:
 //! `cargo run -p exercises -- hint ch07_lifo_slot`.
 
 use std::collections::VecDeque;

@@ -13,7 +13,7 @@
 //! (The runtime avoids reading the clock twice per poll by sampling from
 //! another thread instead; this exercise is the direct version.)
 //!
-//! Check: `cargo test -p exercises ch07_long_poll`. Hint:
+//! Check: `cargo run -p exercises -- check ch07_long_poll`. Hint:
 //! `cargo run -p exercises -- hint ch07_long_poll`.
 
 use std::future::Future;

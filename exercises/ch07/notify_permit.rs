@@ -15,7 +15,7 @@
 //! say. Waiters are woken oldest first, one per `notify_one`; a waiter
 //! that is woken does not also leave a permit behind.
 //!
-//! Check: `cargo test -p exercises ch07_notify_permit`. Hint:
+//! Check: `cargo run -p exercises -- check ch07_notify_permit`. Hint:
 //! `cargo run -p exercises -- hint ch07_notify_permit`.
 
 use std::collections::{HashSet, VecDeque};

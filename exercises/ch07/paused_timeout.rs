@@ -19,7 +19,7 @@
 //!   ran: `rt::time::Instant::now()` before, `.elapsed()` after, both inside
 //!   the runtime. Not `std::time::Instant`: that is the wall clock.
 //!
-//! Check: `cargo test -p exercises ch07_paused_timeout`. Hint:
+//! Check: `cargo run -p exercises -- check ch07_paused_timeout`. Hint:
 //! `cargo run -p exercises -- hint ch07_paused_timeout`.
 
 use std::future::Future;

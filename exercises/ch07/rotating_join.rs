@@ -19,7 +19,7 @@
 //! * When both outputs are there, return `Ready((a_output, b_output))`
 //!   (always in that order, whichever finished first); otherwise `Pending`.
 //!
-//! Check: `cargo test -p exercises ch07_rotating_join`. Hint:
+//! Check: `cargo run -p exercises -- check ch07_rotating_join`. Hint:
 //! `cargo run -p exercises -- hint ch07_rotating_join`.
 
 use std::future::Future;

@@ -24,7 +24,7 @@
 //! * Polling a `Select` again after it returned `Ready` panics with a
 //!   message that contains "after completion".
 //!
-//! Check: `cargo test -p exercises ch07_select_two`. Hint:
+//! Check: `cargo run -p exercises -- check ch07_select_two`. Hint:
 //! `cargo run -p exercises -- hint ch07_select_two`.
 
 use std::future::Future;

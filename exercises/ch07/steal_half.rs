@@ -20,7 +20,7 @@
 //! Positions wrap: the tests start the counters near `u32::MAX`, so use
 //! `wrapping_add`/`wrapping_sub`, never `+`/`-`, on them.
 //!
-//! Check: `cargo test -p exercises ch07_steal_half`. Hint:
+//! Check: `cargo run -p exercises -- check ch07_steal_half`. Hint:
 //! `cargo run -p exercises -- hint ch07_steal_half`.
 
 /// Slots per ring (a power of two).

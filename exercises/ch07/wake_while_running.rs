@@ -30,7 +30,7 @@
 //!   - else drop the worker's reference; return `Dealloc` if that was the
 //!     last one, `Idle` otherwise.
 //!
-//! Check: `cargo test -p exercises ch07_wake_while_running`. Hint:
+//! Check: `cargo run -p exercises -- check ch07_wake_while_running`. Hint:
 //! `cargo run -p exercises -- hint ch07_wake_while_running`.
 
 use std::sync::atomic::AtomicUsize;

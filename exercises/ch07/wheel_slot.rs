@@ -19,7 +19,7 @@
 //! contains `now` (the level's turn is `64^(level+1)` ms long and starts at
 //! `now` with its low `6 * (level + 1)` bits cleared).
 //!
-//! Check: `cargo test -p exercises ch07_wheel_slot`. Hint:
+//! Check: `cargo run -p exercises -- check ch07_wheel_slot`. Hint:
 //! `cargo run -p exercises -- hint ch07_wheel_slot`.
 
 /// Levels in the wheel.

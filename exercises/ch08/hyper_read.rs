@@ -64,7 +64,7 @@
 //! `unsafe trait` that promises to write only what arrives, because zeroing
 //! cost 6 KiB per idle connection. Try yours on your own first.)
 //!
-//! Check: `cargo test -p exercises ch08_hyper_read`. Hint:
+//! Check: `cargo run -p exercises -- check ch08_hyper_read`. Hint:
 //! `cargo run -p exercises -- hint ch08_hyper_read`.
 
 use futures::io::{AsyncRead, AsyncWrite};

@@ -1,9 +1,21 @@
-//! The exercise checker: `cargo run -p exercises`.
+//! The exercise checker: `cargo run -p exercises`, modelled on rustlings.
 //!
-//! * With no arguments it shows the reader's progress, like rustlings: every
-//!   exercise, solved or not, a progress bar, and the next unsolved exercise
-//!   with its file, the command that checks it, and its hint.
-//! * `hint NAME` prints one exercise's hint.
+//! * With no arguments it shows the reader's progress: every exercise,
+//!   solved or not, a progress bar, and the next unsolved exercise with its
+//!   file and the commands for it.
+//! * `list` shows every exercise and where it stands (solved, started, not
+//!   started) from the checker's record (`src/state.rs`), without building
+//!   anything; `list --start NAME` makes NAME the current exercise, the one
+//!   `watch` starts at.
+//! * `check NAME` (or `check chNN`, a chapter) builds and runs only those
+//!   exercises' tests and prints a short verdict for each: pass, or the
+//!   failing tests with the first lines of each failure (`--verbose`: all).
+//! * `hint NAME` prints one exercise's hint; nothing else prints a hint
+//!   unless asked (`h` in `watch`).
+//! * `reset NAME` puts a stub back as shipped, from the copy embedded in this
+//!   program (`src/shipped.rs`), after saving the reader's file.
+//! * `solution NAME` prints the reference solution and why it is written so,
+//!   once the exercise's tests have passed (or with `--anyway`).
 //! * `watch` re-runs the current exercise's tests each time its file is
 //!   saved, and moves on when they pass (`src/watch.rs`).
 //! * `verify` is the maintainers' check: every test of every exercise must
@@ -14,19 +26,26 @@
 //!   must also fail on slightly wrong solutions, which cargo-mutants makes
 //!   from the reference ones (`src/mutants.rs`).
 //!
-//! How it works: each exercise is its own test target (`tests/chNN_topic.rs`),
+//! How it checks: each exercise is its own test target (`tests/chNN_topic.rs`),
 //! so one exercise that does not compile yet does not stop the others from
-//! being checked. The checker asks cargo to build every test target
-//! (`--keep-going`, JSON messages), then runs each test executable with a
-//! time limit and reads libtest's `test NAME ... ok|FAILED` lines.
+//! being checked. The checker asks cargo to build the test targets it needs
+//! (`--test NAME` for each, `--keep-going`, JSON messages), then runs each
+//! test executable with a time limit and reads libtest's `test NAME ...
+//! ok|FAILED` lines.
+//!
+//! `--dir DIR` (or `$EXERCISES_DIR`) points every command but `mutants` at
+//! another copy of the `exercises/` package; the checker's own tests use it
+//! on scratch copies.
 
 mod catalog;
 mod mutants;
+mod shipped;
+mod state;
 mod terminal;
 mod watch;
 
 use std::collections::HashMap;
-use std::io::{self, IsTerminal, Read};
+use std::io::{self, BufRead, IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitCode, Stdio};
 use std::thread;
@@ -37,39 +56,71 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
 use catalog::{EXERCISES, Exercise};
+use state::{State, Status};
 
 /// A learner's exercise takes this long at most; a longer run is a hang
 /// (a deadlock in a thread pool, say) and counts as a failure.
 const TEST_TIME_LIMIT: Duration = Duration::from_secs(120);
 
-/// The book's exercises: your progress, hints, and the maintainers' check.
+/// The book's exercises: your progress, checks, hints, solutions, and the
+/// maintainers' checks.
 #[derive(Debug, Parser)]
 #[command(name = "exercises")]
 struct Cli {
+    /// Work on the exercises package in this directory instead of this one
+    /// (a copy, say). Also read from $EXERCISES_DIR.
+    #[arg(long, global = true, value_name = "DIR")]
+    dir: Option<PathBuf>,
     #[command(subcommand)]
     command: Option<Action>,
 }
 
 #[derive(Debug, Subcommand)]
 enum Action {
+    /// Build and run one exercise's tests (or one chapter's: ch03), each on
+    /// its own, and print a short verdict.
+    Check {
+        /// The exercise (ch01_thread_pool) or the chapter (ch01).
+        target: String,
+        /// Print every line of every failure and compiler error.
+        #[arg(long, short)]
+        verbose: bool,
+    },
     /// Print the hint for one exercise.
     Hint {
         /// The exercise, e.g. ch01_thread_pool.
         name: String,
     },
-    /// List the exercises with their files.
-    List,
+    /// List the exercises: solved, started or not started.
+    List {
+        /// Make this exercise the current one, where `watch` starts.
+        #[arg(long, value_name = "NAME")]
+        start: Option<String>,
+    },
+    /// Put an exercise's file back as shipped (yours is saved first).
+    Reset {
+        /// The exercise, e.g. ch01_thread_pool.
+        name: String,
+        /// Do not ask for confirmation.
+        #[arg(long, short)]
+        yes: bool,
+    },
+    /// Show the reference solution, and why it is written that way, once
+    /// your exercise passes.
+    Solution {
+        /// The exercise, e.g. ch01_thread_pool.
+        name: String,
+        /// Show it even though your exercise does not pass yet.
+        #[arg(long)]
+        anyway: bool,
+    },
     /// Maintainers: check that every test fails unsolved and passes solved.
     Verify,
     /// Re-run the current exercise's tests each time you save it; `h` shows
     /// the hint, `q` quits.
     Watch {
-        /// Start at this exercise instead of the first unsolved one.
+        /// Start at this exercise instead of the current or first unsolved one.
         exercise: Option<String>,
-        /// Work on the exercises package in this directory instead of this
-        /// one (a copy, say).
-        #[arg(long, value_name = "DIR")]
-        dir: Option<PathBuf>,
     },
     /// Maintainers: check that the tests also reject slightly wrong
     /// solutions, made by cargo-mutants from the reference ones.
@@ -102,18 +153,19 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    let dir = cli
+        .dir
+        .or_else(|| std::env::var_os("EXERCISES_DIR").map(PathBuf::from))
+        .unwrap_or_else(exercises_dir);
     let result = match cli.command {
-        None => progress(),
+        None => progress(&dir),
+        Some(Action::Check { target, verbose }) => check(&dir, &target, verbose),
         Some(Action::Hint { name }) => hint(&name),
-        Some(Action::List) => {
-            list();
-            Ok(true)
-        }
-        Some(Action::Verify) => verify(),
-        Some(Action::Watch { exercise, dir }) => {
-            let dir = dir.unwrap_or_else(exercises_dir);
-            watch::run(&dir, exercise.as_deref())
-        }
+        Some(Action::List { start }) => list(&dir, start.as_deref()),
+        Some(Action::Reset { name, yes }) => reset(&dir, &name, yes),
+        Some(Action::Solution { name, anyway }) => solution(&dir, &name, anyway),
+        Some(Action::Verify) => verify(&dir),
+        Some(Action::Watch { exercise }) => watch::run(&dir, exercise.as_deref()),
         Some(Action::Mutants {
             exercises,
             changed,
@@ -135,34 +187,263 @@ fn exercises_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Prints the hint for `name`.
-fn hint(name: &str) -> io::Result<bool> {
-    match catalog::find(name) {
-        Some(exercise) => {
-            println!("{}: {}\n", exercise.name, exercise.title);
-            println!("{}", wrap(exercise.hint, 78));
-            Ok(true)
-        }
-        None => {
-            let names: Vec<_> = EXERCISES.iter().map(|e| e.name).collect();
-            eprintln!(
-                "error: no exercise called {name:?}; there are: {}",
-                names.join(", ")
-            );
-            Ok(false)
-        }
-    }
+/// The exercise called `name`, or an error that lists the names.
+fn find(name: &str) -> io::Result<&'static Exercise> {
+    catalog::find(name).ok_or_else(|| {
+        let names: Vec<_> = EXERCISES.iter().map(|e| e.name).collect();
+        io::Error::other(format!(
+            "no exercise called {name:?}; there are: {}",
+            names.join(", ")
+        ))
+    })
 }
 
-fn list() {
+/// Prints the hint for `name`.
+fn hint(name: &str) -> io::Result<bool> {
+    let exercise = find(name)?;
+    println!("{}: {}\n", exercise.name, exercise.title);
+    println!("{}", wrap(exercise.hint, 78));
+    Ok(true)
+}
+
+/// Shows every exercise and where it stands; with `start`, first makes
+/// that exercise the current one.
+fn list(dir: &Path, start: Option<&str>) -> io::Result<bool> {
+    let mut state = State::load(dir);
+    if let Some(name) = start {
+        let exercise = find(name)?;
+        state.current = Some(exercise.name.to_string());
+        if state.status(dir, exercise) == Status::NotStarted {
+            state.note(dir, exercise, "started");
+        }
+        state.save(dir)?;
+    }
+    let mut solved = 0;
     for exercise in EXERCISES {
+        let status = state.status(dir, exercise);
+        solved += usize::from(status == Status::Solved);
+        let mark = match status {
+            Status::Solved => "✓",
+            Status::Started => "~",
+            Status::NotStarted => " ",
+        };
+        let current = if state.current.as_deref() == Some(exercise.name) {
+            ">"
+        } else {
+            " "
+        };
         println!(
-            "{:<22} exercises/{:<28} {}",
+            "{current}{mark} {:<24} {:<12} {:<26} {}",
             exercise.name,
+            status.label(),
             exercise.stub_path(),
             exercise.title
         );
     }
+    println!(
+        "\n{solved} of {} solved (as of each exercise's last check). \
+         ✓ solved, ~ started, > current.",
+        EXERCISES.len()
+    );
+    if let Some(name) = start {
+        let exercise = find(name)?;
+        println!("\nCurrent: {} ({})", exercise.name, exercise.title);
+        println!("  edit   exercises/{}", exercise.stub_path());
+        println!("  check  cargo run -p exercises -- check {}", exercise.name);
+        println!("  watch  cargo run -p exercises -- watch   (starts here)");
+    }
+    Ok(true)
+}
+
+/// Puts `name`'s stub back as shipped, after saving the reader's file.
+fn reset(dir: &Path, name: &str, yes: bool) -> io::Result<bool> {
+    let exercise = find(name)?;
+    let shipped = shipped::find(exercise.name).expect("every exercise is shipped");
+    let path = dir.join(exercise.stub_path());
+    let current = std::fs::read(&path).ok();
+    if current.as_deref() == Some(shipped.stub.as_bytes()) {
+        println!("exercises/{} is already as shipped.", exercise.stub_path());
+        return Ok(true);
+    }
+    if !yes {
+        print!(
+            "Reset exercises/{} to the stub as shipped? Your version is saved first. [y/N] ",
+            exercise.stub_path()
+        );
+        io::stdout().flush()?;
+        let mut answer = String::new();
+        io::stdin().lock().read_line(&mut answer)?;
+        if !matches!(answer.trim(), "y" | "Y" | "yes") {
+            println!("Nothing changed.");
+            return Ok(false);
+        }
+    }
+    if let Some(current) = current {
+        let backups = dir.join(state::STATE_DIR).join("backups");
+        std::fs::create_dir_all(&backups)?;
+        let backup = (1..)
+            .map(|n| backups.join(format!("{}-{n}.rs", exercise.name)))
+            .find(|path| !path.exists())
+            .expect("a free name");
+        std::fs::write(&backup, current)?;
+        println!("Saved your version as {}", backup.display());
+    }
+    std::fs::write(&path, shipped.stub)?;
+    let mut state = State::load(dir);
+    state.forget(exercise);
+    state.save(dir)?;
+    println!("exercises/{} is back as shipped.", exercise.stub_path());
+    Ok(true)
+}
+
+/// Prints `name`'s reference solution and why it is written so, if the
+/// reader's exercise has passed (or `anyway`).
+fn solution(dir: &Path, name: &str, anyway: bool) -> io::Result<bool> {
+    let exercise = find(name)?;
+    if !anyway && State::load(dir).status(dir, exercise) != Status::Solved {
+        eprintln!(
+            "{} does not pass yet (or has changed since it passed), so its solution stays \
+             hidden.\nCheck it with `cargo run -p exercises -- check {}`; \
+             `solution {} --anyway` shows it now.",
+            exercise.name, exercise.name, exercise.name
+        );
+        return Ok(false);
+    }
+    let shipped = shipped::find(exercise.name).expect("every exercise is shipped");
+    println!("{}: {}\n", exercise.name, exercise.title);
+    if let Some(explanation) = shipped::explanation(exercise.name) {
+        println!("Why it is written this way:\n");
+        for paragraph in explanation.split("\n\n") {
+            println!("{}\n", indent(&wrap(paragraph, 74), "  "));
+        }
+    }
+    println!("exercises/{}:\n", exercise.solution_path());
+    print!("{}", shipped.solution);
+    Ok(true)
+}
+
+/// The exercises `target` names: one exercise, or a chapter (`ch03`).
+fn select(target: &str) -> io::Result<Vec<&'static Exercise>> {
+    if let Some(exercise) = catalog::find(target) {
+        return Ok(vec![exercise]);
+    }
+    let chapter: Vec<_> = EXERCISES
+        .iter()
+        .filter(|e| target.len() == 4 && target.starts_with("ch") && e.chapter() == &target[2..])
+        .collect();
+    if chapter.is_empty() {
+        return Err(find(target)
+            .err()
+            .unwrap_or_else(|| io::Error::other("no exercise")));
+    }
+    Ok(chapter)
+}
+
+/// How many lines of a failure or a compiler error `check` prints without
+/// `--verbose`.
+const SHORT: usize = 8;
+
+/// Builds and runs the tests of the exercises `target` names, each on its
+/// own, and prints a short verdict for each.
+fn check(dir: &Path, target: &str, verbose: bool) -> io::Result<bool> {
+    let exercises = select(target)?;
+    let spinner = spinner("building");
+    let names: Vec<_> = exercises.iter().map(|e| e.name).collect();
+    let build = build_tests(dir, false, Some(&names))?;
+    let mut all_passed = true;
+    let mut results = Vec::new();
+    for exercise in &exercises {
+        spinner.set_message(format!("checking {}", exercise.name));
+        let (outcome, output) = match build.executables.get(exercise.name) {
+            Some(executable) => run_tests_with_output(dir, executable)?,
+            None => (
+                Outcome::DoesNotCompile(
+                    build
+                        .errors
+                        .get(exercise.name)
+                        .cloned()
+                        .unwrap_or_else(|| build.cargo_stderr.clone()),
+                ),
+                String::new(),
+            ),
+        };
+        spinner.suspend(|| print_verdict(exercise, &outcome, &output, verbose));
+        all_passed &= outcome.solved();
+        results.push((*exercise, outcome.solved()));
+    }
+    spinner.finish_and_clear();
+    state::note_results(dir, results.iter().copied(), false)?;
+    if let [(exercise, true)] = results[..] {
+        println!(
+            "`cargo run -p exercises -- solution {}` shows the reference solution.",
+            exercise.name
+        );
+    }
+    Ok(all_passed)
+}
+
+/// One exercise's verdict, as `check` prints it.
+fn print_verdict(exercise: &Exercise, outcome: &Outcome, output: &str, verbose: bool) {
+    let mark = if outcome.solved() { "✓" } else { "✗" };
+    println!("{mark} {}: {}", exercise.name, outcome.summary());
+    match outcome {
+        Outcome::DoesNotCompile(errors) => println!("{}", excerpt(errors, verbose)),
+        Outcome::Ran(tests) => {
+            for (test, _) in tests.iter().filter(|t| !t.1) {
+                println!("    FAILED {test}");
+                let failure = failure_output(output, test);
+                if !failure.is_empty() {
+                    println!("{}", excerpt(&failure, verbose));
+                }
+            }
+        }
+        Outcome::TimedOut => {}
+    }
+}
+
+/// `text` indented, cut to [`SHORT`] lines unless `verbose`.
+fn excerpt(text: &str, verbose: bool) -> String {
+    // The tests include the stub as `tests/../chNN/topic.rs`: name it as
+    // the learner knows it.
+    let text = text.replace("exercises/tests/../", "exercises/");
+    let mut lines: Vec<&str> = text.trim_end().lines().collect();
+    if !verbose {
+        // A backtrace (under RUST_BACKTRACE) is for --verbose.
+        if let Some(at) = lines.iter().position(|l| *l == "stack backtrace:") {
+            lines.truncate(at);
+        }
+        lines.retain(|line| !line.starts_with("note: run with `RUST_BACKTRACE"));
+    }
+    let shown = if verbose {
+        lines.len()
+    } else {
+        lines.len().min(SHORT)
+    };
+    let mut out = indent(&lines[..shown].join("\n"), "      ");
+    if shown < lines.len() {
+        out.push_str(&format!(
+            "\n      ... {} more lines (--verbose shows them)",
+            lines.len() - shown
+        ));
+    }
+    out
+}
+
+/// What libtest printed for the failing `test`: the lines between its
+/// `---- TEST stdout ----` header and the next header or the summary.
+fn failure_output(output: &str, test: &str) -> String {
+    let header = format!("---- {test} stdout ----");
+    let Some(start) = output.find(&header) else {
+        return String::new();
+    };
+    output[start + header.len()..]
+        .lines()
+        .skip(1)
+        .take_while(|line| !line.starts_with("---- ") && *line != "failures:")
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_string()
 }
 
 /// What happened to one exercise.
@@ -201,7 +482,7 @@ fn check_all(dir: &Path, solutions: bool) -> io::Result<Vec<(&'static Exercise, 
     } else {
         "building your exercises"
     });
-    let build = build_tests(dir, solutions)?;
+    let build = build_tests(dir, solutions, None)?;
     let mut results = Vec::new();
     for exercise in EXERCISES {
         spinner.set_message(format!("checking {}", exercise.name));
@@ -242,17 +523,28 @@ struct Build {
     cargo_stderr: String,
 }
 
-fn build_tests(dir: &Path, solutions: bool) -> io::Result<Build> {
+/// Builds the test targets `only` names, or every one.
+fn build_tests(dir: &Path, solutions: bool, only: Option<&[&str]>) -> io::Result<Build> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
         .arg("build")
         .arg("--manifest-path")
         .arg(dir.join("Cargo.toml"))
-        .args(["--tests", "--keep-going", "--message-format=json"])
+        .args(["--keep-going", "--message-format=json"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    match only {
+        Some(names) => {
+            for name in names {
+                command.args(["--test", name]);
+            }
+        }
+        None => {
+            command.arg("--tests");
+        }
+    }
     if solutions {
         command.args(["--features", "solutions"]);
     }
@@ -275,6 +567,12 @@ fn build_tests(dir: &Path, solutions: bool) -> io::Result<Build> {
             .as_array()
             .is_some_and(|kinds| kinds.iter().any(|k| k == "test"));
         if !is_test {
+            // The checker itself or the library failing stops every test
+            // target: say why, for each.
+            if message["reason"] == "compiler-message" && message["message"]["level"] == "error" {
+                let rendered = message["message"]["rendered"].as_str().unwrap_or_default();
+                build.cargo_stderr.push_str(rendered);
+            }
             continue;
         }
         match message["reason"].as_str() {
@@ -298,6 +596,11 @@ fn build_tests(dir: &Path, solutions: bool) -> io::Result<Build> {
 
 /// Runs one test executable and reads libtest's verdict on each test.
 fn run_tests(dir: &Path, executable: &Path) -> io::Result<Outcome> {
+    Ok(run_tests_with_output(dir, executable)?.0)
+}
+
+/// [`run_tests`], and what the tests printed on standard output.
+fn run_tests_with_output(dir: &Path, executable: &Path) -> io::Result<(Outcome, String)> {
     let mut child = Command::new(executable)
         .current_dir(dir)
         .stdin(Stdio::null())
@@ -307,11 +610,11 @@ fn run_tests(dir: &Path, executable: &Path) -> io::Result<Outcome> {
     let stdout = drain(child.stdout.take());
     let stderr = drain(child.stderr.take());
     if !wait_with_limit(&mut child, TEST_TIME_LIMIT)? {
-        return Ok(Outcome::TimedOut);
+        return Ok((Outcome::TimedOut, String::new()));
     }
     let stdout = stdout.join().unwrap_or_default();
     drop(stderr.join());
-    Ok(Outcome::Ran(parse_libtest(&stdout)))
+    Ok((Outcome::Ran(parse_libtest(&stdout)), stdout))
 }
 
 /// Reads a pipe to its end on a thread, so neither pipe can fill and block
@@ -361,38 +664,51 @@ fn parse_libtest(stdout: &str) -> Vec<(String, bool)> {
 }
 
 /// The reader's view: what is solved, and what to do next.
-fn progress() -> io::Result<bool> {
-    let results = check_all(&exercises_dir(), false)?;
+fn progress(dir: &Path) -> io::Result<bool> {
+    let results = check_all(dir, false)?;
+    state::note_results(dir, results.iter().map(|(e, o)| (*e, o.solved())), true)?;
+    print!("{}", render_progress(&results));
+    Ok(true)
+}
+
+/// The progress view's text. It names the hint command but never prints a
+/// hint: hints are shown only when asked for.
+fn render_progress(results: &[(&Exercise, Outcome)]) -> String {
+    let mut out = String::new();
     let solved = results.iter().filter(|(_, o)| o.solved()).count();
     let total = results.len();
-    println!("Exercises: {solved} of {total} solved");
-    println!("{}", bar(solved, total, 40));
-    println!();
-    for (exercise, outcome) in &results {
+    out.push_str(&format!("Exercises: {solved} of {total} solved\n"));
+    out.push_str(&format!("{}\n\n", bar(solved, total, 40)));
+    for (exercise, outcome) in results {
         let mark = if outcome.solved() { "✓" } else { "✗" };
-        println!(
-            "  {mark} {:<20} {:<20} {}",
+        out.push_str(&format!(
+            "  {mark} {:<24} {:<20} {}\n",
             exercise.name,
             outcome.summary(),
             exercise.title
-        );
+        ));
     }
-    println!();
+    out.push('\n');
     match results.iter().find(|(_, o)| !o.solved()) {
-        None => println!("Every exercise is solved. Well done."),
+        None => out.push_str("Every exercise is solved. Well done.\n"),
         Some((exercise, outcome)) => {
-            println!("Next: {} ({})", exercise.name, exercise.title);
-            println!("  edit   exercises/{}", exercise.stub_path());
-            println!("  tests  exercises/{}", exercise.test_path());
-            println!("  check  cargo test -p exercises {}", exercise.name);
-            println!("  watch  cargo run -p exercises -- watch   (re-runs the tests on save)");
+            let name = exercise.name;
+            out.push_str(&format!("Next: {name} ({})\n", exercise.title));
+            out.push_str(&format!("  edit   exercises/{}\n", exercise.stub_path()));
+            out.push_str(&format!("  tests  exercises/{}\n", exercise.test_path()));
+            out.push_str(&format!(
+                "  check  cargo run -p exercises -- check {name}\n"
+            ));
+            out.push_str(
+                "  watch  cargo run -p exercises -- watch   (re-runs the tests on save)\n",
+            );
+            out.push_str(&format!("  hint   cargo run -p exercises -- hint {name}\n"));
             if let Outcome::DoesNotCompile(errors) = outcome {
-                println!("\nThe compiler says:\n{}", errors.trim_end());
+                out.push_str(&format!("\nThe compiler says:\n{}\n", errors.trim_end()));
             }
-            println!("\nHint:\n{}", indent(&wrap(exercise.hint, 74), "  "));
         }
     }
-    Ok(true)
+    out
 }
 
 /// `[#########.........] 45%`
@@ -407,9 +723,9 @@ fn bar(done: usize, total: usize, width: usize) -> String {
 }
 
 /// The maintainers' check.
-fn verify() -> io::Result<bool> {
-    let unsolved = check_all(&exercises_dir(), false)?;
-    let solved = check_all(&exercises_dir(), true)?;
+fn verify(dir: &Path) -> io::Result<bool> {
+    let unsolved = check_all(dir, false)?;
+    let solved = check_all(dir, true)?;
     let mut defects = Vec::new();
     let mut fail_unsolved = 0;
     let mut pass_solved = 0;
@@ -496,10 +812,59 @@ fn indent(text: &str, prefix: &str) -> String {
         .join("\n")
 }
 
+/// The test targets in `tests/` that test the checker, not an exercise.
+#[cfg(test)]
+const CHECKER_TESTS: &[&str] = &["watch", "commands"];
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::collections::BTreeSet;
+
+    #[test]
+    fn the_progress_view_never_prints_a_hint() {
+        let results: Vec<_> = EXERCISES
+            .iter()
+            .map(|e| (e, Outcome::Ran(vec![("t".into(), false)])))
+            .collect();
+        let text = render_progress(&results);
+        assert!(text.contains("hint ch01_proc_status"), "{text}");
+        for exercise in EXERCISES {
+            let start: String = exercise
+                .hint
+                .split_whitespace()
+                .take(6)
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert!(
+                !text.contains(&start),
+                "{}'s hint is printed:\n{text}",
+                exercise.name
+            );
+        }
+    }
+
+    #[test]
+    fn a_failure_is_cut_from_libtest_output() {
+        let out = "running 2 tests\ntest a ... FAILED\ntest b ... FAILED\n\nfailures:\n\n\
+                   ---- a stdout ----\n\nthread 'a' panicked at x.rs:1:1:\nboom\n\n\
+                   ---- b stdout ----\nthread 'b' panicked\n\nfailures:\n    a\n    b\n";
+        assert_eq!(
+            failure_output(out, "a"),
+            "thread 'a' panicked at x.rs:1:1:\nboom"
+        );
+        assert_eq!(failure_output(out, "b"), "thread 'b' panicked");
+        assert_eq!(failure_output(out, "c"), "");
+    }
+
+    #[test]
+    fn a_chapter_selects_its_exercises() {
+        let names: Vec<_> = select("ch05").unwrap().iter().map(|e| e.name).collect();
+        assert_eq!(names, ["ch05_timer_heap", "ch05_slab", "ch05_poll_timeout"]);
+        assert_eq!(select("ch05_slab").unwrap().len(), 1);
+        assert!(select("ch5").is_err());
+        assert!(select("ch99").is_err());
+    }
 
     #[test]
     fn the_catalog_and_the_files_agree() {
@@ -521,8 +886,11 @@ mod tests {
             .unwrap()
             .map(|entry| entry.unwrap().path())
             .filter(|path| path.extension().is_some_and(|e| e == "rs"))
-            // tests/watch.rs tests the checker's watch mode, not an exercise.
-            .filter(|path| path.file_stem().is_some_and(|stem| stem != "watch"))
+            // The checker's own tests, not exercises.
+            .filter(|path| {
+                path.file_stem()
+                    .is_some_and(|stem| !CHECKER_TESTS.iter().any(|t| stem == *t))
+            })
             .map(|path| path.file_stem().unwrap().to_string_lossy().into_owned())
             .collect();
         let listed: BTreeSet<String> = EXERCISES.iter().map(|e| e.name.to_string()).collect();

@@ -1,6 +1,7 @@
 //! Watch mode, as rustlings has: `cargo run -p exercises -- watch`.
 //!
-//! It picks the current exercise (the first unsolved one, or the one named),
+//! It picks the current exercise (the one named, or the one `list --start`
+//! chose if it is not solved, or else the first unsolved one),
 //! runs its tests, and runs them again each time its file is saved. When
 //! they pass it says so and moves to the next exercise. Keys act at once:
 //! `h` shows the hint, `r` runs the tests again, `q` (or Ctrl-C) quits.
@@ -17,8 +18,10 @@
 //! to the terminal; while it runs the loop still reads keys, so `q` stops
 //! it.
 //!
-//! `--dir` points the watch at another copy of the `exercises/` package (its
-//! own test does this, so that it never touches your files).
+//! Each run's result goes into the checker's record (`src/state.rs`), and
+//! the exercise it moves on to becomes the current one. `--dir` points the
+//! watch at another copy of the `exercises/` package (its own test does
+//! this, so that it never touches your files).
 
 use std::collections::VecDeque;
 use std::io::{self, IsTerminal, Read, Write};
@@ -32,6 +35,7 @@ use notify::event::{AccessKind, AccessMode, ModifyKind};
 use notify::{EventKind, RecursiveMode, Watcher};
 
 use crate::catalog::{EXERCISES, Exercise};
+use crate::state::{State, Status};
 use crate::terminal::{CTRL_C, CTRL_D, KeyMode};
 
 /// How long a file must be quiet after a change before the tests run: long
@@ -67,17 +71,25 @@ pub fn run(dir: &Path, start: Option<&str>) -> io::Result<bool> {
                 )));
             }
         },
-        None => {
-            println!("Checking your exercises...");
-            let results = crate::check_all(dir, false)?;
-            match results.iter().position(|(_, outcome)| !outcome.solved()) {
-                Some(index) => index,
-                None => {
-                    println!("Every exercise is solved. Well done.");
-                    return Ok(true);
+        None => match current(dir) {
+            Some(index) => index,
+            None => {
+                println!("Checking your exercises...");
+                let results = crate::check_all(dir, false)?;
+                crate::state::note_results(
+                    dir,
+                    results.iter().map(|(e, o)| (*e, o.solved())),
+                    true,
+                )?;
+                match results.iter().position(|(_, outcome)| !outcome.solved()) {
+                    Some(index) => index,
+                    None => {
+                        println!("Every exercise is solved. Well done.");
+                        return Ok(true);
+                    }
                 }
             }
-        }
+        },
     };
 
     let (sender, events) = mpsc::channel();
@@ -96,7 +108,11 @@ pub fn run(dir: &Path, start: Option<&str>) -> io::Result<bool> {
             let exercise = &EXERCISES[index];
             show_header(dir, exercise, clear);
             clear = true;
-            match run_tests(dir, exercise, &events, &mut pending)? {
+            let result = run_tests(dir, exercise, &events, &mut pending)?;
+            if let (passed, Interrupt::None) = result {
+                crate::state::note_results(dir, [(exercise, passed)], false)?;
+            }
+            match result {
                 (_, Interrupt::Quit) => break,
                 (true, Interrupt::None) => {
                     println!("\n✓ {} passes. Well done!", exercise.name);
@@ -105,6 +121,9 @@ pub fn run(dir: &Path, start: Option<&str>) -> io::Result<bool> {
                         println!("Every exercise is solved. Well done.");
                         return Ok(true);
                     }
+                    let mut state = State::load(dir);
+                    state.current = Some(EXERCISES[index].name.to_string());
+                    state.save(dir)?;
                     println!("Next: {}\n", EXERCISES[index].name);
                     rerun = true;
                     clear = false;
@@ -139,6 +158,15 @@ pub fn run(dir: &Path, start: Option<&str>) -> io::Result<bool> {
     }
     println!("\nBye. `cargo run -p exercises -- watch` picks up where you left off.");
     Ok(true)
+}
+
+/// The exercise `list --start` made current, unless it is solved.
+fn current(dir: &Path) -> Option<usize> {
+    let state = State::load(dir);
+    let index = EXERCISES
+        .iter()
+        .position(|e| Some(e.name) == state.current.as_deref())?;
+    (state.status(dir, &EXERCISES[index]) != Status::Solved).then_some(index)
 }
 
 /// Whether `path` is the exercise's stub, the file the learner edits.

@@ -2,68 +2,20 @@
 //! exercise's tests, shows the hint on `h`, runs them again when the file is
 //! saved, moves on when they pass, and quits on `q`, restoring the terminal.
 //!
-//! It works on a copy of the workspace (`--dir`), so your exercise files are
-//! never touched. The copy is built into this test's own target directory:
-//! cargo holds no lock on it while tests run, and the dependencies built for
-//! this test are reused, so only the copied crates are compiled.
+//! It works on a copy of the workspace (`--dir`, `tests/common/mod.rs`), so
+//! your exercise files are never touched.
 
 use std::io::{Read, Write};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod common;
+use common::{target, workspace, workspace_copy};
+
 /// Building the copy can take minutes on a busy machine the first time.
 const PATIENCE: Duration = Duration::from_secs(600);
-
-/// The workspace this package belongs to.
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
-
-/// Copies the sources a build of the exercises needs (manifests, lock file,
-/// chapters, exercises; no build output) from `from` to `to`.
-fn copy_sources(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for top in [
-        "Cargo.toml",
-        "Cargo.lock",
-        ".cargo",
-        "chapters",
-        "exercises",
-    ] {
-        copy(&from.join(top), &to.join(top));
-    }
-}
-
-fn copy(from: &Path, to: &Path) {
-    let Ok(metadata) = std::fs::symlink_metadata(from) else {
-        return;
-    };
-    if metadata.is_dir() {
-        let name = from.file_name().unwrap_or_default();
-        if name == "target" || name == "node_modules" {
-            return;
-        }
-        std::fs::create_dir_all(to).unwrap();
-        let Ok(entries) = std::fs::read_dir(from) else {
-            return;
-        };
-        for entry in entries {
-            let entry = entry.unwrap();
-            copy(&entry.path(), &to.join(entry.file_name()));
-        }
-    } else if metadata.is_file() {
-        // A file deleted since the directory was read is not needed.
-        if let Err(err) = std::fs::copy(from, to) {
-            assert_eq!(err.kind(), std::io::ErrorKind::NotFound, "{from:?}: {err}");
-        }
-    }
-}
 
 /// A pseudo-terminal pair: (controller, terminal).
 fn openpty() -> (OwnedFd, OwnedFd) {
@@ -122,9 +74,7 @@ fn watch_reruns_on_save_shows_the_hint_moves_on_and_quits() {
 
     // A fresh copy for each run, at the same place each time, so its build
     // is incremental.
-    let copy = Path::new(env!("CARGO_TARGET_TMPDIR")).join("watch-workspace");
-    let _ = std::fs::remove_dir_all(&copy);
-    copy_sources(&workspace(), &copy);
+    let copy = workspace_copy();
     let exercises = copy.join("exercises");
     let stub = exercises.join("ch05/poll_timeout.rs");
     let solution =
@@ -137,13 +87,13 @@ fn watch_reruns_on_save_shows_the_hint_moves_on_and_quits() {
     );
     std::fs::write(&stub, &wrong).unwrap();
 
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
+    let target = target();
     let (controller, terminal) = openpty();
     let settings = terminal.try_clone().unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_exercises"))
         .args(["watch", "ch05_poll_timeout", "--dir"])
         .arg(&exercises)
-        .env("CARGO_TARGET_DIR", target)
+        .env("CARGO_TARGET_DIR", &target)
         .stdin(Stdio::from(terminal.try_clone().unwrap()))
         .stdout(Stdio::from(terminal.try_clone().unwrap()))
         .stderr(Stdio::from(terminal))
