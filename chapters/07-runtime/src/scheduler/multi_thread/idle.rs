@@ -120,6 +120,33 @@ impl Idle {
         is_searching && searching(previous) == 1
     }
 
+    /// A worker came out of a park with tasks in its own queue (it woke them
+    /// itself, in the I/O driver). Takes it off the sleepers list if it is
+    /// still there, and returns whether it must count itself as searching.
+    ///
+    /// If a notifier already took it off the list, that notifier counted it
+    /// as unparked *and searching* (`worker_to_notify`), and only a worker
+    /// that knows it is searching ever brings that count down: so it
+    /// searches. `Worker::transition_from_parked` and the loom model
+    /// `loom_driver_wake_and_remote_wake_coincide` both call this function.
+    // ANCHOR: woke_with_local_work
+    pub(crate) fn transition_worker_woke_with_local_work(&self, worker: usize) -> bool {
+        #[cfg(not(rt_bug_searching))]
+        {
+            let was_still_parked = self.unpark_worker_by_id(worker);
+            !was_still_parked
+        }
+        // The old one-line decision, kept so that the loom model can be seen
+        // to catch it: the result is ignored and the worker never searches,
+        // so a count a notifier added is never taken back.
+        #[cfg(rt_bug_searching)]
+        {
+            self.unpark_worker_by_id(worker);
+            false
+        }
+    }
+    // ANCHOR_END: woke_with_local_work
+
     /// Takes a specific worker off the sleepers list (it found work in its
     /// own queue after a wake-up meant for someone else). Returns false if it
     /// was not parked.
@@ -183,6 +210,19 @@ mod tests {
     }
 
     #[test]
+    fn a_worker_a_notifier_already_woke_searches() {
+        let idle = Idle::new(2);
+        assert!(!idle.transition_worker_to_parked(0, false));
+        // Still on the list: it takes itself off and does not search.
+        assert!(!idle.transition_worker_woke_with_local_work(0));
+        assert!(!idle.transition_worker_to_parked(0, false));
+        // A notifier takes it off first and counts it as searching.
+        assert_eq!(idle.worker_to_notify(), Some(0));
+        assert!(idle.transition_worker_woke_with_local_work(0));
+        assert_eq!(idle.num_searching(), 1);
+    }
+
+    #[test]
     fn the_last_searcher_to_park_is_told_so() {
         let idle = Idle::new(2);
         assert!(idle.transition_worker_to_searching());
@@ -234,9 +274,10 @@ mod loom_idle {
             idle.transition_worker_to_parked(0, false);
             let idle2 = idle.clone();
             let spawner = thread::spawn(move || idle2.worker_to_notify());
-            // Worker 0, woken by the driver with local tasks: searching if
-            // somebody else already took it off the sleepers list.
-            let mut searching = usize::from(!idle.unpark_worker_by_id(0));
+            // Worker 0, woken by the driver with local tasks, makes the
+            // decision `Worker::transition_from_parked` makes, by calling the
+            // same function.
+            let mut searching = usize::from(idle.transition_worker_woke_with_local_work(0));
             let mut woke_other = None;
             if searching == 1 {
                 // It runs its first task and stops searching; the last

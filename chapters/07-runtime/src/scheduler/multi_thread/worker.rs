@@ -756,7 +756,10 @@ impl WorkerCore {
             // searching. If a notifier already took us off, it counted us as
             // searching, and searching we are: otherwise that count would
             // never come down, and no parked worker would be woken again.
-            self.is_searching = !handle.idle.unpark_worker_by_id(self.index);
+            // The loom model of this race calls the same function.
+            self.is_searching = handle
+                .idle
+                .transition_worker_woke_with_local_work(self.index);
             return true;
         }
         if handle.idle.is_parked(self.index) {
