@@ -94,9 +94,10 @@ pub fn workers_trace(
 /// awaiting them; the per-worker counters show the LIFO slot, the overflow,
 /// the steals and the parking.
 pub fn workers(console: &Console, workers: usize, depth: u32, fanout: u32) -> Outcome {
-    let tasks = tree_size(depth, fanout);
+    // The root is a task too: it is spawned like every node below it.
+    let tasks = tree_size(depth, fanout) + 1;
     console.say(format!(
-        "A tree of {} tasks ({depth} levels, {fanout} children per node; a leaf is about a microsecond of arithmetic), on {workers} workers",
+        "A tree of {} tasks, the root included ({depth} levels below it, {fanout} children per node; a leaf is about a microsecond of arithmetic), on {workers} workers",
         group_thousands(tasks as f64)
     ));
     let rt = runtime(workers)?;
