@@ -61,27 +61,27 @@ mod ch07_budget;
 mod ch07_clear_readiness;
 #[path = "ch07/counter.rs"]
 mod ch07_counter;
-#[path = "ch07/counting_semaphore.rs"]
-mod ch07_counting_semaphore;
-#[path = "ch07/joinset_fail_fast.rs"]
-mod ch07_joinset_fail_fast;
 #[path = "ch07/lifo_slot.rs"]
 mod ch07_lifo_slot;
 #[path = "ch07/long_poll.rs"]
 mod ch07_long_poll;
-#[path = "ch07/notify_permit.rs"]
-mod ch07_notify_permit;
-#[path = "ch07/paused_timeout.rs"]
-mod ch07_paused_timeout;
-#[path = "ch07/rotating_join.rs"]
-mod ch07_rotating_join;
-#[path = "ch07/select_two.rs"]
-mod ch07_select_two;
 #[path = "ch07/steal_half.rs"]
 mod ch07_steal_half;
 #[path = "ch07/wake_while_running.rs"]
 mod ch07_wake_while_running;
 #[path = "ch07/wheel_slot.rs"]
 mod ch07_wheel_slot;
-#[path = "ch08/hyper_read.rs"]
-mod ch08_hyper_read;
+#[path = "ch08/counting_semaphore.rs"]
+mod ch08_counting_semaphore;
+#[path = "ch08/joinset_fail_fast.rs"]
+mod ch08_joinset_fail_fast;
+#[path = "ch08/notify_permit.rs"]
+mod ch08_notify_permit;
+#[path = "ch08/paused_timeout.rs"]
+mod ch08_paused_timeout;
+#[path = "ch08/rotating_join.rs"]
+mod ch08_rotating_join;
+#[path = "ch08/select_two.rs"]
+mod ch08_select_two;
+#[path = "ch09/hyper_read.rs"]
+mod ch09_hyper_read;

@@ -313,7 +313,7 @@ pub const EXERCISES: &[Exercise] = &[
                Return `result`.",
     },
     Exercise {
-        name: "ch07_rotating_join",
+        name: "ch08_rotating_join",
         title: "a join of two futures that takes turns at being polled first",
         hint: "Write a helper `poll_side(future: &mut Option<Pin<Box<F>>>, out: &mut \
                Option<F::Output>, cx)`: `if let Some(f) = future` and `f.as_mut().poll(cx)` is \
@@ -323,7 +323,7 @@ pub const EXERCISES: &[Exercise] = &[
                return Ready((a, b)); otherwise Pending.",
     },
     Exercise {
-        name: "ch07_select_two",
+        name: "ch08_select_two",
         title: "race two futures, report the winner and drop the loser at once",
         hint: "`let this = self.get_mut();` then `let (Some(a), Some(b)) = (this.a.as_mut(), \
                this.b.as_mut()) else { panic!(\"polled after completion\") };`. If \
@@ -332,7 +332,7 @@ pub const EXERCISES: &[Exercise] = &[
                Pending.",
     },
     Exercise {
-        name: "ch07_paused_timeout",
+        name: "ch08_paused_timeout",
         title: "run a one-hour timeout on a paused runtime clock in no time",
         hint: "`let runtime = rt::runtime::Builder::new_current_thread().start_paused(true)\
                .build().unwrap();` then `runtime.block_on(async move { let start = \
@@ -341,7 +341,7 @@ pub const EXERCISES: &[Exercise] = &[
                which auto-advance moves to the timer's deadline when nothing else can run.",
     },
     Exercise {
-        name: "ch07_counting_semaphore",
+        name: "ch08_counting_semaphore",
         title: "a fair counting semaphore whose cancelled acquire gives back what it got",
         hint: "hand_out: `let mut left = n;` and `while let Some(front) = \
                self.queue.front_mut()`: stop when left is 0; give `left.min(front.wanted - \
@@ -353,7 +353,7 @@ pub const EXERCISES: &[Exercise] = &[
                `remove`), via `hand_out`; wake after the guard is dropped.",
     },
     Exercise {
-        name: "ch07_notify_permit",
+        name: "ch08_notify_permit",
         title: "Notify's stored permit, so a notification before the wait is not lost",
         hint: "notify_one: `match state.waiters.pop_front() { Some((id, waker)) => { \
                state.notified.insert(id); drop(state); waker.wake(); } None => state.permit = \
@@ -363,7 +363,7 @@ pub const EXERCISES: &[Exercise] = &[
                find its entry and `clone_from` the new waker, Pending.",
     },
     Exercise {
-        name: "ch07_joinset_fail_fast",
+        name: "ch08_joinset_fail_fast",
         title: "run work on a JoinSet: every output, or the first error with the rest aborted",
         hint: "Keep `outputs: Vec<Option<T>>`, one None per piece, and `set.spawn(async move \
                { (index, future.await) })` for each. `while let Some(joined) = \
@@ -373,7 +373,7 @@ pub const EXERCISES: &[Exercise] = &[
                end, unwrap every output.",
     },
     Exercise {
-        name: "ch08_hyper_read",
+        name: "ch09_hyper_read",
         title: "hyper's Read for a stream, given its AsyncRead: fill the cursor by exactly what arrived",
         hint: "`let len = buf.remaining().min(64 * 1024); let dst = \
                buf.initialize_unfilled_to(len);` gives you initialized room inside hyper's \

@@ -62,13 +62,13 @@ shipped! {
     ch07 budget,
     ch07 counter,
     ch07 long_poll,
-    ch07 rotating_join,
-    ch07 select_two,
-    ch07 paused_timeout,
-    ch07 counting_semaphore,
-    ch07 notify_permit,
-    ch07 joinset_fail_fast,
-    ch08 hyper_read,
+    ch08 rotating_join,
+    ch08 select_two,
+    ch08 paused_timeout,
+    ch08 counting_semaphore,
+    ch08 notify_permit,
+    ch08 joinset_fail_fast,
+    ch09 hyper_read,
 }
 
 /// Every exercise's explanation of its reference solution.

@@ -1,4 +1,4 @@
-//! Reference solution for ch07_rotating_join.
+//! Reference solution for ch08_rotating_join.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -1,11 +1,11 @@
-//! Tests for exercise ch07_joinset_fail_fast (`exercises/ch07/joinset_fail_fast.rs`).
+//! Tests for exercise ch08_joinset_fail_fast (`exercises/ch08/joinset_fail_fast.rs`).
 
-#[cfg_attr(not(feature = "solutions"), path = "../ch07/joinset_fail_fast.rs")]
-#[cfg_attr(feature = "solutions", path = "../solutions/ch07/joinset_fail_fast.rs")]
+#[cfg_attr(not(feature = "solutions"), path = "../ch08/joinset_fail_fast.rs")]
+#[cfg_attr(feature = "solutions", path = "../solutions/ch08/joinset_fail_fast.rs")]
 #[allow(dead_code, unused_variables, unused_imports, unused_mut)]
 mod joinset_fail_fast;
 
-mod ch07_joinset_fail_fast {
+mod ch08_joinset_fail_fast {
     use super::joinset_fail_fast::{Work, fail_fast};
     use std::future::Future;
     use std::sync::Arc;

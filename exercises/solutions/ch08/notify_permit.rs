@@ -1,4 +1,4 @@
-//! Reference solution for ch07_notify_permit.
+//! Reference solution for ch08_notify_permit.
 
 use std::collections::{HashSet, VecDeque};
 use std::future::Future;

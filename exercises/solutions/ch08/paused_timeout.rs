@@ -1,4 +1,4 @@
-//! Reference solution for ch07_paused_timeout.
+//! Reference solution for ch08_paused_timeout.
 
 use std::future::Future;
 use std::time::Duration;

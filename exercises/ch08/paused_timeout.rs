@@ -1,7 +1,7 @@
-//! Exercise ch07_paused_timeout: an hour of runtime time in no time.
+//! Exercise ch08_paused_timeout: an hour of runtime time in no time.
 //!
 //! A test of code with timeouts should not wait for them. A runtime whose
-//! clock is *paused* (Chapter 7, "Writing programs on the runtime", "The paused
+//! clock is *paused* (Chapter 8, "Writing programs", "The paused
 //! clock") reads
 //! "now" from a clock that stands still, and when every task is waiting it
 //! jumps the clock straight to the next timer (auto-advance). A one-hour
@@ -19,8 +19,8 @@
 //!   ran: `rt::time::Instant::now()` before, `.elapsed()` after, both inside
 //!   the runtime. Not `std::time::Instant`: that is the wall clock.
 //!
-//! Check: `cargo run -p exercises -- check ch07_paused_timeout`. Hint:
-//! `cargo run -p exercises -- hint ch07_paused_timeout`.
+//! Check: `cargo run -p exercises -- check ch08_paused_timeout`. Hint:
+//! `cargo run -p exercises -- hint ch08_paused_timeout`.
 
 use std::future::Future;
 use std::time::Duration;

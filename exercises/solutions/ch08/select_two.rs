@@ -1,4 +1,4 @@
-//! Reference solution for ch07_select_two.
+//! Reference solution for ch08_select_two.
 
 use std::future::Future;
 use std::pin::Pin;

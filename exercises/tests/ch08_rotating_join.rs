@@ -1,11 +1,11 @@
-//! Tests for exercise ch07_rotating_join (`exercises/ch07/rotating_join.rs`).
+//! Tests for exercise ch08_rotating_join (`exercises/ch08/rotating_join.rs`).
 
-#[cfg_attr(not(feature = "solutions"), path = "../ch07/rotating_join.rs")]
-#[cfg_attr(feature = "solutions", path = "../solutions/ch07/rotating_join.rs")]
+#[cfg_attr(not(feature = "solutions"), path = "../ch08/rotating_join.rs")]
+#[cfg_attr(feature = "solutions", path = "../solutions/ch08/rotating_join.rs")]
 #[allow(dead_code, unused_variables, unused_imports, unused_mut)]
 mod rotating_join;
 
-mod ch07_rotating_join {
+mod ch08_rotating_join {
     use super::rotating_join::*;
     use std::future::Future;
     use std::pin::Pin;

@@ -1,11 +1,11 @@
-//! Tests for exercise ch07_notify_permit (`exercises/ch07/notify_permit.rs`).
+//! Tests for exercise ch08_notify_permit (`exercises/ch08/notify_permit.rs`).
 
-#[cfg_attr(not(feature = "solutions"), path = "../ch07/notify_permit.rs")]
-#[cfg_attr(feature = "solutions", path = "../solutions/ch07/notify_permit.rs")]
+#[cfg_attr(not(feature = "solutions"), path = "../ch08/notify_permit.rs")]
+#[cfg_attr(feature = "solutions", path = "../solutions/ch08/notify_permit.rs")]
 #[allow(dead_code, unused_variables, unused_imports, unused_mut)]
 mod notify_permit;
 
-mod ch07_notify_permit {
+mod ch08_notify_permit {
     use super::notify_permit::{Notified, Notify};
     use std::future::Future;
     use std::pin::Pin;

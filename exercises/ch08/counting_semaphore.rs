@@ -1,7 +1,7 @@
-//! Exercise ch07_counting_semaphore: permits for the patient, in order.
+//! Exercise ch08_counting_semaphore: permits for the patient, in order.
 //!
 //! A counting semaphore holds permits; `acquire(n)` waits until it has `n`
-//! of them, and `release(n)` gives permits back (Chapter 7, "Locks and
+//! of them, and `release(n)` gives permits back (Chapter 8, "Locks and
 //! notification", "The semaphore"). Ours is fair: waiters are served first come, first served, so
 //! a big request at the front is not starved by small ones behind it. The
 //! front waiter collects permits as they come back, even a few at a time,
@@ -20,8 +20,8 @@
 //! comments say. `acquire(0)` is ready at once. Permits an `acquire`
 //! returned `Ready` for belong to the caller until it calls `release`.
 //!
-//! Check: `cargo run -p exercises -- check ch07_counting_semaphore`. Hint:
-//! `cargo run -p exercises -- hint ch07_counting_semaphore`.
+//! Check: `cargo run -p exercises -- check ch08_counting_semaphore`. Hint:
+//! `cargo run -p exercises -- hint ch08_counting_semaphore`.
 
 use std::collections::{HashSet, VecDeque};
 use std::future::Future;

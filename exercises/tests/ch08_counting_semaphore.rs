@@ -1,14 +1,14 @@
-//! Tests for exercise ch07_counting_semaphore (`exercises/ch07/counting_semaphore.rs`).
+//! Tests for exercise ch08_counting_semaphore (`exercises/ch08/counting_semaphore.rs`).
 
-#[cfg_attr(not(feature = "solutions"), path = "../ch07/counting_semaphore.rs")]
+#[cfg_attr(not(feature = "solutions"), path = "../ch08/counting_semaphore.rs")]
 #[cfg_attr(
     feature = "solutions",
-    path = "../solutions/ch07/counting_semaphore.rs"
+    path = "../solutions/ch08/counting_semaphore.rs"
 )]
 #[allow(dead_code, unused_variables, unused_imports, unused_mut)]
 mod counting_semaphore;
 
-mod ch07_counting_semaphore {
+mod ch08_counting_semaphore {
     use super::counting_semaphore::{Acquire, Semaphore};
     use std::future::Future;
     use std::pin::Pin;

@@ -1,11 +1,11 @@
-//! Tests for exercise ch08_hyper_read (`exercises/ch08/hyper_read.rs`).
+//! Tests for exercise ch09_hyper_read (`exercises/ch09/hyper_read.rs`).
 
-#[cfg_attr(not(feature = "solutions"), path = "../ch08/hyper_read.rs")]
-#[cfg_attr(feature = "solutions", path = "../solutions/ch08/hyper_read.rs")]
+#[cfg_attr(not(feature = "solutions"), path = "../ch09/hyper_read.rs")]
+#[cfg_attr(feature = "solutions", path = "../solutions/ch09/hyper_read.rs")]
 #[allow(dead_code, unused_variables, unused_imports, unused_mut)]
 mod hyper_read;
 
-mod ch08_hyper_read {
+mod ch09_hyper_read {
     use super::hyper_read::HyperIo;
     use std::collections::VecDeque;
     use std::io;

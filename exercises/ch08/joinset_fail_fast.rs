@@ -1,7 +1,7 @@
-//! Exercise ch07_joinset_fail_fast: all of them, or the first error.
+//! Exercise ch08_joinset_fail_fast: all of them, or the first error.
 //!
 //! A `JoinSet` (rt's is in chapters/07-runtime/src/task/join_set.rs; tasks
-//! and aborting them are Chapter 7, "Tasks") owns a group of tasks and hands
+//! and aborting them are Chapter 8, "Task handles") owns a group of tasks and hands
 //! their outputs back in the order they *finish*, through `join_next`. That
 //! is the shape of "fail fast": start everything, and as soon as one piece
 //! fails there is no point in the rest, so stop them and report the failure
@@ -24,8 +24,8 @@
 //! The tests run it on a current-thread runtime whose clock is paused, so
 //! their sleeps take no time and their timing is exact.
 //!
-//! Check: `cargo run -p exercises -- check ch07_joinset_fail_fast`. Hint:
-//! `cargo run -p exercises -- hint ch07_joinset_fail_fast`.
+//! Check: `cargo run -p exercises -- check ch08_joinset_fail_fast`. Hint:
+//! `cargo run -p exercises -- hint ch08_joinset_fail_fast`.
 
 use std::future::Future;
 use std::pin::Pin;

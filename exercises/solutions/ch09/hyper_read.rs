@@ -1,4 +1,4 @@
-//! Reference solution for ch08_hyper_read.
+//! Reference solution for ch09_hyper_read.
 
 use futures::io::{AsyncRead, AsyncWrite};
 use hyper::rt::{Read, ReadBufCursor, Write};

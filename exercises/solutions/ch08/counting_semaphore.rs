@@ -1,4 +1,4 @@
-//! Reference solution for ch07_counting_semaphore.
+//! Reference solution for ch08_counting_semaphore.
 
 use std::collections::{HashSet, VecDeque};
 use std::future::Future;

@@ -1,6 +1,6 @@
-//! Exercise ch07_notify_permit: the notification that waits for its waiter.
+//! Exercise ch08_notify_permit: the notification that waits for its waiter.
 //!
-//! `Notify` wakes a waiting task, and carries no data (Chapter 7, "Locks
+//! `Notify` wakes a waiting task, and carries no data (Chapter 8, "Locks
 //! and notification", "Notify, and the lost notification"). Its one subtle part is the *permit*. A task that
 //! checks a condition, finds it false and then waits has a gap between the
 //! check and the wait; if the other side changes the condition and calls
@@ -15,8 +15,8 @@
 //! say. Waiters are woken oldest first, one per `notify_one`; a waiter
 //! that is woken does not also leave a permit behind.
 //!
-//! Check: `cargo run -p exercises -- check ch07_notify_permit`. Hint:
-//! `cargo run -p exercises -- hint ch07_notify_permit`.
+//! Check: `cargo run -p exercises -- check ch08_notify_permit`. Hint:
+//! `cargo run -p exercises -- hint ch08_notify_permit`.
 
 use std::collections::{HashSet, VecDeque};
 use std::future::Future;

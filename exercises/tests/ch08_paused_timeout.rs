@@ -1,11 +1,11 @@
-//! Tests for exercise ch07_paused_timeout (`exercises/ch07/paused_timeout.rs`).
+//! Tests for exercise ch08_paused_timeout (`exercises/ch08/paused_timeout.rs`).
 
-#[cfg_attr(not(feature = "solutions"), path = "../ch07/paused_timeout.rs")]
-#[cfg_attr(feature = "solutions", path = "../solutions/ch07/paused_timeout.rs")]
+#[cfg_attr(not(feature = "solutions"), path = "../ch08/paused_timeout.rs")]
+#[cfg_attr(feature = "solutions", path = "../solutions/ch08/paused_timeout.rs")]
 #[allow(dead_code, unused_variables, unused_imports, unused_mut)]
 mod paused_timeout;
 
-mod ch07_paused_timeout {
+mod ch08_paused_timeout {
     use super::paused_timeout::run_paused;
     use std::sync::mpsc::RecvTimeoutError;
     use std::time::Duration;

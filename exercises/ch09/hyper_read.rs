@@ -1,4 +1,4 @@
-//! Exercise ch08_hyper_read: hyper's `Read`, given a stream's `AsyncRead`.
+//! Exercise ch09_hyper_read: hyper's `Read`, given a stream's `AsyncRead`.
 //!
 //! hyper owns no runtime: it reads a connection's bytes through its own
 //! trait, `hyper::rt::Read` (the capstone, "Serving HTTP on the runtime we
@@ -64,8 +64,8 @@
 //! `unsafe trait` that promises to write only what arrives, because zeroing
 //! cost 6 KiB per idle connection. Try yours on your own first.)
 //!
-//! Check: `cargo run -p exercises -- check ch08_hyper_read`. Hint:
-//! `cargo run -p exercises -- hint ch08_hyper_read`.
+//! Check: `cargo run -p exercises -- check ch09_hyper_read`. Hint:
+//! `cargo run -p exercises -- hint ch09_hyper_read`.
 
 use futures::io::{AsyncRead, AsyncWrite};
 use hyper::rt::{Read, ReadBufCursor, Write};

@@ -1,4 +1,4 @@
-//! Reference solution for ch07_joinset_fail_fast.
+//! Reference solution for ch08_joinset_fail_fast.
 
 use std::future::Future;
 use std::pin::Pin;

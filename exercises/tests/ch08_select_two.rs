@@ -1,11 +1,11 @@
-//! Tests for exercise ch07_select_two (`exercises/ch07/select_two.rs`).
+//! Tests for exercise ch08_select_two (`exercises/ch08/select_two.rs`).
 
-#[cfg_attr(not(feature = "solutions"), path = "../ch07/select_two.rs")]
-#[cfg_attr(feature = "solutions", path = "../solutions/ch07/select_two.rs")]
+#[cfg_attr(not(feature = "solutions"), path = "../ch08/select_two.rs")]
+#[cfg_attr(feature = "solutions", path = "../solutions/ch08/select_two.rs")]
 #[allow(dead_code, unused_variables, unused_imports, unused_mut)]
 mod select_two;
 
-mod ch07_select_two {
+mod ch08_select_two {
     use super::select_two::*;
     use std::future::Future;
     use std::panic::{AssertUnwindSafe, catch_unwind};

@@ -1,8 +1,8 @@
-//! Exercise ch07_select_two: race two futures, drop the loser.
+//! Exercise ch08_select_two: race two futures, drop the loser.
 //!
 //! `select` waits for whichever of two futures finishes first, and the
 //! other one is *cancelled*: dropped, which is all cancellation is for a
-//! future (Chapter 7, "Writing programs on the runtime", "`select!`: the
+//! future (Chapter 8, "join!, select! and cancellation", "`select!`: the
 //! first to finish wins, the others are dropped"). The loser may be
 //! halfway through something (holding a lock, a permit, a half-read
 //! message), so when exactly it is dropped matters: here, before `select`
@@ -24,8 +24,8 @@
 //! * Polling a `Select` again after it returned `Ready` panics with a
 //!   message that contains "after completion".
 //!
-//! Check: `cargo run -p exercises -- check ch07_select_two`. Hint:
-//! `cargo run -p exercises -- hint ch07_select_two`.
+//! Check: `cargo run -p exercises -- check ch08_select_two`. Hint:
+//! `cargo run -p exercises -- hint ch08_select_two`.
 
 use std::future::Future;
 use std::pin::Pin;

@@ -1,9 +1,9 @@
-//! Exercise ch07_rotating_join: a join that takes turns.
+//! Exercise ch08_rotating_join: a join that takes turns.
 //!
 //! A join of two futures that always polls the first one first is unfair in
 //! a quiet way: when both make progress on every poll and share something
 //! (a channel, a budget, a lock), the first one gets there first every time
-//! (Chapter 7, "Writing programs on the runtime", "Why the first branch
+//! (Chapter 8, "join!, select! and cancellation", "Why the first branch
 //! rotates"). Tokio's `join!` rotates which branch it starts with; here you
 //! write that rotation for two.
 //!
@@ -19,8 +19,8 @@
 //! * When both outputs are there, return `Ready((a_output, b_output))`
 //!   (always in that order, whichever finished first); otherwise `Pending`.
 //!
-//! Check: `cargo run -p exercises -- check ch07_rotating_join`. Hint:
-//! `cargo run -p exercises -- hint ch07_rotating_join`.
+//! Check: `cargo run -p exercises -- check ch08_rotating_join`. Hint:
+//! `cargo run -p exercises -- hint ch08_rotating_join`.
 
 use std::future::Future;
 use std::pin::Pin;
