@@ -19,7 +19,8 @@
 //!   through `futures::io::AsyncWrite`.
 //! * [`RtExecutor`] is `rt::spawn`.
 //! * [`RtTimer`] makes [`RtSleep`]s, which wrap `rt::time::Sleep`: a timer in
-//!   our wheel. `Sleep` is `Unpin` and `Sync`, which hyper requires.
+//!   our wheel. `Sleep` is `Sync`, which hyper requires, and `Unpin`, which
+//!   `RtSleep::poll` relies on.
 //!
 //! Book: "Serving HTTP on the runtime we built" (ch09-http.md), which lists
 //! this file whole.
