@@ -85,3 +85,5 @@ mod ch08_rotating_join;
 mod ch08_select_two;
 #[path = "ch09/hyper_read.rs"]
 mod ch09_hyper_read;
+#[path = "ch09/hyper_write.rs"]
+mod ch09_hyper_write;

@@ -386,6 +386,17 @@ pub const EXERCISES: &[Exercise] = &[
                `[u8; 8192]`, with `len = buf.remaining().min(8192)`, then \
                `buf.put_slice(&mine[..n])`.)",
     },
+    Exercise {
+        name: "ch09_hyper_write",
+        title: "hyper's Write for a stream, given its AsyncWrite: pass every call on, and promise vectored writes only when they are real",
+        hint: "Each method is `Pin::new(&mut self.stream)` and the matching `AsyncWrite` \
+               method; hyper's `poll_shutdown` is `poll_close`. For the two writes, take the \
+               count with `let n = std::task::ready!(...)?;` (that returns early on Pending and \
+               on an error), then compare it with what you offered: `buf.len()`, or the sum of \
+               `bufs`' lengths (`bufs.iter().map(|b| b.len()).sum()`). More than that is \
+               `io::ErrorKind::InvalidData`; otherwise `Poll::Ready(Ok(n))`. A small helper \
+               taking `(n, offered)` serves both. `is_write_vectored` reads the field.",
+    },
 ];
 
 /// The exercise called `name`.

@@ -69,6 +69,7 @@ shipped! {
     ch08 notify_permit,
     ch08 joinset_fail_fast,
     ch09 hyper_read,
+    ch09 hyper_write,
 }
 
 /// Every exercise's explanation of its reference solution.
