@@ -87,3 +87,5 @@ mod ch08_select_two;
 mod ch09_hyper_read;
 #[path = "ch09/hyper_write.rs"]
 mod ch09_hyper_write;
+#[path = "ch09/rt_timer.rs"]
+mod ch09_rt_timer;

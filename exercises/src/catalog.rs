@@ -397,6 +397,17 @@ pub const EXERCISES: &[Exercise] = &[
                `io::ErrorKind::InvalidData`; otherwise `Poll::Ready(Ok(n))`. A small helper \
                taking `(n, offered)` serves both. `is_write_vectored` reads the field.",
     },
+    Exercise {
+        name: "ch09_rt_timer",
+        title: "hyper's Timer on rt's wheel: sleeps, a clock that may be paused, and a reset that moves the timer in place",
+        hint: "`poll` forwards to `Pin::new(&mut self.0)`. `sleep` and `sleep_until` box and pin \
+               an `RtSleep` around `rt::time::sleep` / `rt::time::sleep_until` (a std `Instant` \
+               converts with `.into()`). `now` is not `std::time::Instant::now()`: read \
+               `rt::time::Instant::now()` and convert it back. In `reset`, ask \
+               `sleep.as_mut().downcast_mut_pin::<RtSleep>()`: `Some` gives you your own sleep, \
+               pinned, whose inner `rt::time::Sleep` has a `reset`; `None` means another \
+               timer's, so assign `*sleep` a new one from `self.sleep_until`.",
+    },
 ];
 
 /// The exercise called `name`.

@@ -70,6 +70,7 @@ shipped! {
     ch08 joinset_fail_fast,
     ch09 hyper_read,
     ch09 hyper_write,
+    ch09 rt_timer,
 }
 
 /// Every exercise's explanation of its reference solution.
