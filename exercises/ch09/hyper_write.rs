@@ -86,7 +86,9 @@ impl<S: AsyncWrite + Unpin> Write for HyperWrite<S> {
         cx: &mut Context<'_>,
         bufs: &[IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        todo!("the stream's poll_write_vectored with every buffer; more than their total is InvalidData")
+        todo!(
+            "the stream's poll_write_vectored with every buffer; more than their total is InvalidData"
+        )
     }
 
     fn is_write_vectored(&self) -> bool {

@@ -408,6 +408,18 @@ pub const EXERCISES: &[Exercise] = &[
                pinned, whose inner `rt::time::Sleep` has a `reset`; `None` means another \
                timer's, so assign `*sleep` a new one from `self.sleep_until`.",
     },
+    Exercise {
+        name: "ch09_graceful",
+        title: "stop an HTTP server gracefully: refuse new connections, finish the requests in flight",
+        hint: "Loop on `futures::future::select` of `pin!(listener.accept())` and \
+               `pin!(shutdown.wait_for(|&stop| stop))`, matched in the same statement so the \
+               guard and the borrow of `shutdown` end there. The right side winning, `Ok` or \
+               `Err`, means stop. For each stream, count it, clone the service and the \
+               receiver, and `spawn` on a `JoinSet` a task that pins the connection and \
+               selects it against its own `wait_for`; if the signal won, call \
+               `graceful_shutdown()` on `connection.as_mut()` and then await the connection. \
+               After the loop: `drop(listener)` first, then `join_next` until the set is empty.",
+    },
 ];
 
 /// The exercise called `name`.

@@ -71,6 +71,7 @@ shipped! {
     ch09 hyper_read,
     ch09 hyper_write,
     ch09 rt_timer,
+    ch09 graceful,
 }
 
 /// Every exercise's explanation of its reference solution.

@@ -296,10 +296,7 @@ mod ch09_hyper_write {
             Step::Fail(io::ErrorKind::NotConnected),
         ]);
         let mut cx = noop();
-        assert_eq!(
-            error_kind(write(&mut io, b"x")),
-            io::ErrorKind::BrokenPipe
-        );
+        assert_eq!(error_kind(write(&mut io, b"x")), io::ErrorKind::BrokenPipe);
         assert_eq!(
             error_kind(write_vectored(&mut io, &[b"x", b"y"])),
             io::ErrorKind::ConnectionReset
@@ -466,7 +463,10 @@ mod ch09_hyper_write {
             fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
                 Pin::new(&mut self.0).poll_flush(cx)
             }
-            fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+            fn poll_shutdown(
+                mut self: Pin<&mut Self>,
+                cx: &mut Context<'_>,
+            ) -> Poll<io::Result<()>> {
                 Pin::new(&mut self.0).poll_shutdown(cx)
             }
         }

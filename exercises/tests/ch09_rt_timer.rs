@@ -88,20 +88,32 @@ mod ch09_rt_timer {
                 "the deadline is 7 s ahead on the runtime's clock"
             );
             sleep.await;
-            assert_eq!(start.elapsed(), Duration::from_secs(7), "sleep_until(now + 7 s)");
+            assert_eq!(
+                start.elapsed(),
+                Duration::from_secs(7),
+                "sleep_until(now + 7 s)"
+            );
 
             // What hyper does: a deadline from the timer's own `now`.
             let start = Instant::now();
             RtTimer
                 .sleep_until(RtTimer.now() + Duration::from_secs(3))
                 .await;
-            assert_eq!(start.elapsed(), Duration::from_secs(3), "sleep_until(timer.now() + 3 s)");
+            assert_eq!(
+                start.elapsed(),
+                Duration::from_secs(3),
+                "sleep_until(timer.now() + 3 s)"
+            );
 
             let start = Instant::now();
             RtTimer
                 .sleep_until((start - Duration::from_secs(1)).into_std())
                 .await;
-            assert_eq!(start.elapsed(), Duration::ZERO, "a deadline passed is ready at once");
+            assert_eq!(
+                start.elapsed(),
+                Duration::ZERO,
+                "a deadline passed is ready at once"
+            );
         });
     }
 
@@ -120,7 +132,11 @@ mod ch09_rt_timer {
             );
             assert!(sleep.is::<RtSleep>());
             sleep.as_mut().await;
-            assert_eq!(start.elapsed(), Duration::from_secs(60), "reset later: 60 s");
+            assert_eq!(
+                start.elapsed(),
+                Duration::from_secs(60),
+                "reset later: 60 s"
+            );
 
             let start = Instant::now();
             RtTimer.reset(&mut sleep, (start + Duration::from_secs(7)).into_std());
@@ -130,7 +146,11 @@ mod ch09_rt_timer {
                 "a sleep that fired and is reset waits again"
             );
             sleep.as_mut().await;
-            assert_eq!(start.elapsed(), Duration::from_secs(7), "reset after firing: 7 s");
+            assert_eq!(
+                start.elapsed(),
+                Duration::from_secs(7),
+                "reset after firing: 7 s"
+            );
 
             let start = Instant::now();
             let mut sleep = RtTimer.sleep(HOUR);
@@ -139,7 +159,11 @@ mod ch09_rt_timer {
             RtTimer.reset(&mut sleep, (start + Duration::from_secs(2)).into_std());
             assert_eq!(address(&sleep), home);
             sleep.await;
-            assert_eq!(start.elapsed(), Duration::from_secs(2), "reset earlier: 2 s");
+            assert_eq!(
+                start.elapsed(),
+                Duration::from_secs(2),
+                "reset earlier: 2 s"
+            );
         });
     }
 
