@@ -83,5 +83,11 @@ mod ch08_paused_timeout;
 mod ch08_rotating_join;
 #[path = "ch08/select_two.rs"]
 mod ch08_select_two;
+#[path = "ch09/graceful.rs"]
+mod ch09_graceful;
 #[path = "ch09/hyper_read.rs"]
 mod ch09_hyper_read;
+#[path = "ch09/hyper_write.rs"]
+mod ch09_hyper_write;
+#[path = "ch09/rt_timer.rs"]
+mod ch09_rt_timer;

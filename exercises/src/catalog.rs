@@ -386,6 +386,40 @@ pub const EXERCISES: &[Exercise] = &[
                `[u8; 8192]`, with `len = buf.remaining().min(8192)`, then \
                `buf.put_slice(&mine[..n])`.)",
     },
+    Exercise {
+        name: "ch09_hyper_write",
+        title: "hyper's Write for a stream, given its AsyncWrite: pass every call on, and promise vectored writes only when they are real",
+        hint: "Each method is `Pin::new(&mut self.stream)` and the matching `AsyncWrite` \
+               method; hyper's `poll_shutdown` is `poll_close`. For the two writes, take the \
+               count with `let n = std::task::ready!(...)?;` (that returns early on Pending and \
+               on an error), then compare it with what you offered: `buf.len()`, or the sum of \
+               `bufs`' lengths (`bufs.iter().map(|b| b.len()).sum()`). More than that is \
+               `io::ErrorKind::InvalidData`; otherwise `Poll::Ready(Ok(n))`. A small helper \
+               taking `(n, offered)` serves both. `is_write_vectored` reads the field.",
+    },
+    Exercise {
+        name: "ch09_rt_timer",
+        title: "hyper's Timer on rt's wheel: sleeps, a clock that may be paused, and a reset that moves the timer in place",
+        hint: "`poll` forwards to `Pin::new(&mut self.0)`. `sleep` and `sleep_until` box and pin \
+               an `RtSleep` around `rt::time::sleep` / `rt::time::sleep_until` (a std `Instant` \
+               converts with `.into()`). `now` is not `std::time::Instant::now()`: read \
+               `rt::time::Instant::now()` and convert it back. In `reset`, ask \
+               `sleep.as_mut().downcast_mut_pin::<RtSleep>()`: `Some` gives you your own sleep, \
+               pinned, whose inner `rt::time::Sleep` has a `reset`; `None` means another \
+               timer's, so assign `*sleep` a new one from `self.sleep_until`.",
+    },
+    Exercise {
+        name: "ch09_graceful",
+        title: "stop an HTTP server gracefully: refuse new connections, finish the requests in flight",
+        hint: "Loop on `futures::future::select` of `pin!(listener.accept())` and \
+               `pin!(shutdown.wait_for(|&stop| stop))`, matched in the same statement so the \
+               guard and the borrow of `shutdown` end there. The right side winning, `Ok` or \
+               `Err`, means stop. For each stream, count it, clone the service and the \
+               receiver, and `spawn` on a `JoinSet` a task that pins the connection and \
+               selects it against its own `wait_for`; if the signal won, call \
+               `graceful_shutdown()` on `connection.as_mut()` and then await the connection. \
+               After the loop: `drop(listener)` first, then `join_next` until the set is empty.",
+    },
 ];
 
 /// The exercise called `name`.

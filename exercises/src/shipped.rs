@@ -69,6 +69,9 @@ shipped! {
     ch08 notify_permit,
     ch08 joinset_fail_fast,
     ch09 hyper_read,
+    ch09 hyper_write,
+    ch09 rt_timer,
+    ch09 graceful,
 }
 
 /// Every exercise's explanation of its reference solution.
