@@ -20,8 +20,9 @@
 //   - every XML file (XHTML, OPF, NCX, container) is well-formed XML: one
 //     root, tags balanced, attributes quoted and not repeated, only XML's own
 //     five entities, no `--` in a comment;
-//   - no chapter still holds a diagram's <script> (an e-reader shows nothing
-//     there: book/epub-preprocess.mjs turns each into its source).
+//   - no chapter still holds a diagram's <script> or a quiz's placeholder
+//     (an e-reader shows nothing there: book/epub-preprocess.mjs turns each
+//     into text), nor an mdBook `{{#...}}` left as text.
 // Each problem is printed; the exit status is 1 if there is any.
 //
 // --self-test builds a small good EPUB and broken copies of it in memory (the
@@ -370,6 +371,12 @@ export function checkEpub(buf, src) {
     }
     for (const [name, result] of parsed) {
         if (!isContent(name)) continue;
+        const text = files.get(name).toString('utf8');
+        // Outside code, where the book may name a directive.
+        const prose = text.replace(/<pre\b[\s\S]*?<\/pre>|<code\b[\s\S]*?<\/code>/g, '');
+        const directive = prose.match(/\{\{#[a-z_]+[^}]*\}\}/);
+        if (directive) problems.push(`${name}: ${directive[0]} is left as text: its preprocessor did not run for the EPUB`);
+        if (/class="quiz-placeholder"/.test(text)) problems.push(`${name}: a quiz placeholder an e-reader shows nothing for`);
         for (const element of result.elements) {
             if (element.name === 'script' && /mermaid/.test(element.attrs.type || '')) {
                 problems.push(`${name} line ${element.line}: a diagram's <script> an e-reader shows nothing for`);
@@ -445,6 +452,8 @@ const BROKEN = [
     ['a link to a .md page', (z) => edit(z, 'OEBPS/intro.html', (s) => s.replace('ch1.html#start', 'ch1.md#start')), 'names ch1.md#start, which is not in the EPUB'],
     ['a link to a missing section', (z) => edit(z, 'OEBPS/intro.html', (s) => s.replace('ch1.html#start', 'ch1.html#end')), 'whose #end is no id there'],
     ['a diagram\'s script left', (z) => edit(z, 'OEBPS/ch2.html', (s) => s.replace(/<pre[^>]*>[^<]*<\/pre>/, '<script type="text/x-mermaid">flowchart LR</script>')), 'a diagram\'s <script>'],
+    ['a quiz left as a directive', (z) => edit(z, 'OEBPS/ch2.html', (s) => s.replace('<h1>Second</h1>', '<h1>Second</h1><p>{{#quiz ../quizzes/ch2.toml}}</p>')), '{{#quiz ../quizzes/ch2.toml}} is left as text'],
+    ['a quiz placeholder left', (z) => edit(z, 'OEBPS/ch2.html', (s) => s.replace('<h1>Second</h1>', '<h1>Second</h1><div class="quiz-placeholder" data-quiz-questions="{}"></div>')), 'a quiz placeholder'],
     ['not a zip', () => null, 'not a zip file'],
 ];
 
