@@ -42,13 +42,17 @@ const DIAGRAM = /<script type="text\/x-mermaid">\n?([\s\S]*?)<\/script>/g;
 
 const escapeHtml = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-// The text of a heading as mdBook renders it, inline markup removed.
+// The text of a heading as mdBook renders it, inline markup removed (the
+// text of a code span is kept as it is, `<pid>` included).
 function headingText(md) {
-    return md
-        .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-        .replace(/<[^>]+>/g, '')
-        .replace(/`/g, '')
-        .replace(/(\*\*|__|\*)/g, '');
+    return md.split(/(`+)([^`]*?)\1/).map((part, i) => {
+        if (i % 3 === 2) return part;
+        if (i % 3 === 1) return '';
+        return part
+            .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
+            .replace(/<[^>]+>/g, '')
+            .replace(/(\*\*|__|\*)/g, '');
+    }).join('');
 }
 
 // mdbook-html's id_from_content.
@@ -218,7 +222,7 @@ export function transform(content, chapterDir = '.') {
     content = expandQuizzes(content, chapterDir);
     // Diagrams first: their text spans several lines and holds no fence.
     content = content.replace(DIAGRAM, (_, source) =>
-        `${diagramNote}\n\n<pre class="diagram-source">${escapeHtml(source.replace(/\s+$/, ''))}</pre>\n`);
+        `${diagramNote}\n\n<pre class="diagram-source"><code>${escapeHtml(source.replace(/\s+$/, ''))}</code></pre>\n`);
 
     const used = new Set();
     const out = [];
