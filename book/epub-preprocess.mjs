@@ -195,7 +195,7 @@ function expandQuizzes(content, chapterDir) {
         try {
             return quizMarkdown(parseQuizToml(readFileSync(join(chapterDir, path), 'utf8')));
         } catch (e) {
-            process.stderr.write(`epub-preprocess: quiz ${path} shown as a note (${e.message})\n`);
+            process.stderr.write(`warning: epub-preprocess: cannot read quiz ${path} (${e.message}); the EPUB shows a note instead\n`);
             return quizUnavailable;
         }
     });
