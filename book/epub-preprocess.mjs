@@ -2,7 +2,7 @@
 // Makes each chapter's Markdown fit an EPUB, for the epub renderer only
 // (book.toml: [preprocessor.epub-xhtml], renderers = ["epub"]); the web book
 // never sees it. mdbook-epub 0.5.2 turns the Markdown into XHTML with
-// pulldown-cmark and passes raw HTML through as it is, which leaves three
+// pulldown-cmark and passes raw HTML through as it is, which leaves four
 // things broken in an e-reader:
 //
 // - Diagrams. A diagram is a <script type="text/x-mermaid"> block that
@@ -19,7 +19,6 @@
 //   pulldown-cmark as mdbook-epub calls it gives none. Each heading gets an
 //   <a id> anchor with the id mdBook would give it (mdbook-html's
 //   id_from_content and unique_id), so `page.md#section` lands.
-//
 // - Quizzes. `{{#quiz ../quizzes/PAGE.toml}}` is drawn by mdbook-quiz's
 //   script in the web book; an e-reader would show the bare line, or an empty
 //   box and a script it cannot load. Each becomes the questions as text, their
