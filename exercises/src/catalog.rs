@@ -82,6 +82,18 @@ pub const EXERCISES: &[Exercise] = &[
                the sender first, then join every worker.",
     },
     Exercise {
+        name: "ch01_fork_wait",
+        title: "fork a child, reap it with waitpid, and decode its wait status",
+        hint: "`decode`: `if libc::WIFEXITED(status)` the code is `libc::WEXITSTATUS(status) as u8`; \
+               `else if libc::WIFSIGNALED(status)` the signal is `libc::WTERMSIG(status)`; \
+               otherwise `None`. `reap`: loop on `libc::waitpid(pid, &mut status, 0)`; a \
+               return equal to `pid` means `decode` it (None becomes `io::Error::other`); \
+               otherwise take `io::Error::last_os_error()` and `continue` only if its kind \
+               is `Interrupted`. `run_child`: `match unsafe { libc::fork() }`: -1 is the \
+               error, 0 is the child (`kill(getpid(), sig)` for a signal, then \
+               `libc::_exit(code)`, 127 after a signal), any other pid is the parent: `reap` it.",
+    },
+    Exercise {
         name: "ch02_switch_cost",
         title: "the median cost of a switch from ping-pong runs, trusting only runs that switched",
         hint: "Check the input first: empty slice -> NoRuns; `position` of a run with zero \
@@ -115,6 +127,16 @@ pub const EXERCISES: &[Exercise] = &[
                Only after that block has ended, call `context::switch(from, to)` and return true.",
     },
     Exercise {
+        name: "ch02_sattolo",
+        title: "a pointer-chase chain that is one single cycle, by Sattolo's shuffle",
+        hint: "`sattolo`: `let mut next: Vec<usize> = (0..n).collect();` then `for i in (1..n).rev()` \
+               ask `random_below(i)` (so j < i, never i itself) and `next.swap(i, j)`. \
+               `lap_length`: keep a position `at = start` and count steps from 1 to \
+               `next.len()`; each step moves `at` to `*next.get(at)?` (a line outside \
+               the slice ends the walk) and returns the count when `at == start`. After \
+               `next.len()` steps without coming back, `None`.",
+    },
+    Exercise {
         name: "ch03_histogram",
         title: "percentiles from a latency histogram with bounded relative error",
         hint: "`record` is one line: `self.counts[bucket_of(value)] += 1`. `count` is the sum \
@@ -145,6 +167,18 @@ pub const EXERCISES: &[Exercise] = &[
                and record the first offset with `get_or_insert(checked_so_far + i)`.",
     },
     Exercise {
+        name: "ch03_conn_cap",
+        title: "a connection cap whose seats come back when their thread ends, even by panic",
+        hint: "`try_admit`: `self.active.fetch_update(AcqRel, Acquire, |taken| (taken < self.max)\
+               .then_some(taken + 1))` checks and increments in one atomic step; `.ok()?` \
+               turns a refusal into `None`, and a seat holds `Arc::clone(&self.active)`. \
+               `Drop for Seat` is one `fetch_sub(1, ...)`. `serve_or_refuse`: `let Some(seat) \
+               = cap.try_admit() else { return Ok(false) }` (the stream drops, which closes \
+               it); otherwise `thread::Builder::new().spawn(move || { let _seat = seat; \
+               serve(stream); })?` and `Ok(true)`. Moving the seat into the closure is what \
+               ties it to the thread's whole life, panics included.",
+    },
+    Exercise {
         name: "ch04_drain",
         title: "the read-until-WouldBlock loop edge-triggered epoll needs, with a limit",
         hint: "Loop: compute `room = limit.saturating_sub(into.len()).min(CHUNK)`; if it is 0 \
@@ -170,6 +204,17 @@ pub const EXERCISES: &[Exercise] = &[
                `Watch { readable: !peer_closed && reading, writable: backlog > 0 }`. \
                `update_reading`: three cases in order: `backlog >= HIGH` -> false, \
                `backlog < LOW` -> true, otherwise `was_reading`.",
+    },
+    Exercise {
+        name: "ch04_accept_all",
+        title: "accept until WouldBlock; pause when out of descriptors, skip one bad connection",
+        hint: "A `loop` over `listener.accept()` with one `match` and guards in order: `Ok(conn)` \
+               calls `on_accept(conn)`; `err.kind() == WouldBlock` returns `Ok(Stop::Drained)`; \
+               `err.raw_os_error()` matching `Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS \
+               | libc::ENOMEM)` returns `Ok(Stop::OutOfResources)`; kind `ConnectionAborted` \
+               or `Interrupted`, or raw `EPROTO` or `EPERM`, does nothing (the loop goes on); \
+               any other error is `return Err(err)`. Two small `fn ...(err: &io::Error) -> \
+               bool` helpers with `matches!` keep the match readable.",
     },
     Exercise {
         name: "ch05_timer_heap",
@@ -199,6 +244,17 @@ pub const EXERCISES: &[Exercise] = &[
                deadline in the past). epoll_timeout_ms: None is -1; otherwise \
                `timeout.as_nanos().div_ceil(1_000_000)`, capped with `.min(i32::MAX as u128)` \
                before the `as i32`.",
+    },
+    Exercise {
+        name: "ch05_next_tick",
+        title: "next-tick callbacks: only those queued before the turn run, then the wait",
+        hint: "`turn`: read `let due = self.queue.len();` before running anything, then `for _ in \
+               0..due` pop the front tick and call it with `self` (it is out of the queue, so \
+               lending `&mut self` is fine; whatever it queues goes behind the `due` ones). \
+               Only after the loop decide the timeout: `Some(Duration::ZERO)` if the queue \
+               is not empty, else `None`; call `wait(self, timeout)` and return `due`. A \
+               `while let Some(tick) = self.queue.pop_front()` loop is the trap: a tick that \
+               re-queues itself never lets it end.",
     },
     Exercise {
         name: "ch06_join",
