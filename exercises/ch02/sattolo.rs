@@ -36,10 +36,7 @@
 /// The chain over `n` lines: `next[i]` is the line after line `i`, and the
 /// whole is one cycle through every line.
 pub fn sattolo(n: usize, random_below: &mut impl FnMut(usize) -> usize) -> Vec<usize> {
-    todo!(
-        "Sattolo's shuffle of 0..{n}, asking random_below({})",
-        n.saturating_sub(1)
-    )
+    todo!("Sattolo's shuffle of 0..{n}, with random_below")
 }
 
 /// The number of steps from `start` back to `start` along `next`, or

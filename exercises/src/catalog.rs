@@ -84,14 +84,13 @@ pub const EXERCISES: &[Exercise] = &[
     Exercise {
         name: "ch01_fork_wait",
         title: "fork a child, reap it with waitpid, and decode its wait status",
-        hint: "`decode`: `if libc::WIFEXITED(status)` the code is `libc::WEXITSTATUS(status) as u8`; \
-               `else if libc::WIFSIGNALED(status)` the signal is `libc::WTERMSIG(status)`; \
-               otherwise `None`. `reap`: loop on `libc::waitpid(pid, &mut status, 0)`; a \
-               return equal to `pid` means `decode` it (None becomes `io::Error::other`); \
-               otherwise take `io::Error::last_os_error()` and `continue` only if its kind \
-               is `Interrupted`. `run_child`: `match unsafe { libc::fork() }`: -1 is the \
-               error, 0 is the child (`kill(getpid(), sig)` for a signal, then \
-               `libc::_exit(code)`, 127 after a signal), any other pid is the parent: `reap` it.",
+        hint: "`decode`: the `libc` crate has C's wait macros as functions: `WIFEXITED` says \
+               whether the child exited, and then `WEXITSTATUS` is its code; `WIFSIGNALED` \
+               whether a signal killed it, and then `WTERMSIG` is the signal. `reap`: call \
+               `waitpid` with the child's pid in a loop; success returns that pid; on -1 read \
+               `io::Error::last_os_error()` and go round again only if its kind is \
+               `Interrupted`. `run_child`: `fork` returns -1 (an error), 0 (you are the child: \
+               do the one thing, then `_exit`) or the child's pid (you are the parent: reap it).",
     },
     Exercise {
         name: "ch02_switch_cost",
@@ -129,12 +128,11 @@ pub const EXERCISES: &[Exercise] = &[
     Exercise {
         name: "ch02_sattolo",
         title: "a pointer-chase chain that is one single cycle, by Sattolo's shuffle",
-        hint: "`sattolo`: `let mut next: Vec<usize> = (0..n).collect();` then `for i in (1..n).rev()` \
-               ask `random_below(i)` (so j < i, never i itself) and `next.swap(i, j)`. \
-               `lap_length`: keep a position `at = start` and count steps from 1 to \
-               `next.len()`; each step moves `at` to `*next.get(at)?` (a line outside \
-               the slice ends the walk) and returns the count when `at == start`. After \
-               `next.len()` steps without coming back, `None`.",
+        hint: "Start from the identity (`(0..n).collect()`), walk `i` down from `n - 1` to 1, \
+               and swap `next[i]` with `next[j]`, where `j` is what `random_below(i)` returns: \
+               asking with the bound `i` is what keeps `j` strictly below `i`. For \
+               `lap_length`, step along the chain, counting, at most `next.len()` times; \
+               `slice::get` turns a step outside the slice into `None` instead of a panic.",
     },
     Exercise {
         name: "ch03_histogram",
@@ -169,14 +167,13 @@ pub const EXERCISES: &[Exercise] = &[
     Exercise {
         name: "ch03_conn_cap",
         title: "a connection cap whose seats come back when their thread ends, even by panic",
-        hint: "`try_admit`: `self.active.fetch_update(AcqRel, Acquire, |taken| (taken < self.max)\
-               .then_some(taken + 1))` checks and increments in one atomic step; `.ok()?` \
-               turns a refusal into `None`, and a seat holds `Arc::clone(&self.active)`. \
-               `Drop for Seat` is one `fetch_sub(1, ...)`. `serve_or_refuse`: `let Some(seat) \
-               = cap.try_admit() else { return Ok(false) }` (the stream drops, which closes \
-               it); otherwise `thread::Builder::new().spawn(move || { let _seat = seat; \
-               serve(stream); })?` and `Ok(true)`. Moving the seat into the closure is what \
-               ties it to the thread's whole life, panics included.",
+        hint: "A check (`load`) followed by an increment (`fetch_add`) is two steps, and \
+               another thread can come between them. Do both in one: `AtomicUsize::fetch_update` \
+               (or a `compare_exchange` loop) that declines to change the count when it is \
+               already `max`. A seat holds a clone of the `Arc` and subtracts one in `drop`. In \
+               `serve_or_refuse`, move the seat into the thread's closure with the stream: it \
+               then lives exactly as long as the thread's work, panics included, and a failed \
+               `Builder::spawn` drops it for you.",
     },
     Exercise {
         name: "ch04_drain",
@@ -208,13 +205,11 @@ pub const EXERCISES: &[Exercise] = &[
     Exercise {
         name: "ch04_accept_all",
         title: "accept until WouldBlock; pause when out of descriptors, skip one bad connection",
-        hint: "A `loop` over `listener.accept()` with one `match` and guards in order: `Ok(conn)` \
-               calls `on_accept(conn)`; `err.kind() == WouldBlock` returns `Ok(Stop::Drained)`; \
-               `err.raw_os_error()` matching `Some(libc::EMFILE | libc::ENFILE | libc::ENOBUFS \
-               | libc::ENOMEM)` returns `Ok(Stop::OutOfResources)`; kind `ConnectionAborted` \
-               or `Interrupted`, or raw `EPROTO` or `EPERM`, does nothing (the loop goes on); \
-               any other error is `return Err(err)`. Two small `fn ...(err: &io::Error) -> \
-               bool` helpers with `matches!` keep the match readable.",
+        hint: "One `loop` and one `match` on `listener.accept()`, with guards in the order of \
+               the doc comment: `err.kind()` for `WouldBlock`, `ConnectionAborted` and \
+               `Interrupted`; `err.raw_os_error()` with `matches!(.., Some(libc::EMFILE | ..))` \
+               for the raw errno values. Only the stops `return`; a skipped error just lets \
+               the loop go round again.",
     },
     Exercise {
         name: "ch05_timer_heap",
@@ -248,13 +243,11 @@ pub const EXERCISES: &[Exercise] = &[
     Exercise {
         name: "ch05_next_tick",
         title: "next-tick callbacks: only those queued before the turn run, then the wait",
-        hint: "`turn`: read `let due = self.queue.len();` before running anything, then `for _ in \
-               0..due` pop the front tick and call it with `self` (it is out of the queue, so \
-               lending `&mut self` is fine; whatever it queues goes behind the `due` ones). \
-               Only after the loop decide the timeout: `Some(Duration::ZERO)` if the queue \
-               is not empty, else `None`; call `wait(self, timeout)` and return `due`. A \
-               `while let Some(tick) = self.queue.pop_front()` loop is the trap: a tick that \
-               re-queues itself never lets it end.",
+        hint: "Count before you run: the ticks queued when the turn begins are the ones this \
+               turn runs. Pop each from the front before calling it (it needs `&mut self`, and \
+               may push more behind the ones you counted). Decide the timeout only after they \
+               have run, from whether the queue is empty then. Beware `while let Some(tick) = \
+               pop_front()`: a tick that queues itself would keep that loop going for ever.",
     },
     Exercise {
         name: "ch06_join",
