@@ -19,6 +19,8 @@
 
 #[path = "ch01/echo_loop.rs"]
 mod ch01_echo_loop;
+#[path = "ch01/fork_wait.rs"]
+mod ch01_fork_wait;
 #[path = "ch01/proc_status.rs"]
 mod ch01_proc_status;
 #[path = "ch01/thread_pool.rs"]
@@ -27,20 +29,28 @@ mod ch01_thread_pool;
 mod ch02_green_yield;
 #[path = "ch02/pin.rs"]
 mod ch02_pin;
+#[path = "ch02/sattolo.rs"]
+mod ch02_sattolo;
 #[path = "ch02/switch_cost.rs"]
 mod ch02_switch_cost;
+#[path = "ch03/conn_cap.rs"]
+mod ch03_conn_cap;
 #[path = "ch03/histogram.rs"]
 mod ch03_histogram;
 #[path = "ch03/source_plan.rs"]
 mod ch03_source_plan;
 #[path = "ch03/verify_echo.rs"]
 mod ch03_verify_echo;
+#[path = "ch04/accept_all.rs"]
+mod ch04_accept_all;
 #[path = "ch04/drain.rs"]
 mod ch04_drain;
 #[path = "ch04/interest.rs"]
 mod ch04_interest;
 #[path = "ch04/outbox.rs"]
 mod ch04_outbox;
+#[path = "ch05/next_tick.rs"]
+mod ch05_next_tick;
 #[path = "ch05/poll_timeout.rs"]
 mod ch05_poll_timeout;
 #[path = "ch05/slab.rs"]

@@ -82,6 +82,17 @@ pub const EXERCISES: &[Exercise] = &[
                the sender first, then join every worker.",
     },
     Exercise {
+        name: "ch01_fork_wait",
+        title: "fork a child, reap it with waitpid, and decode its wait status",
+        hint: "`decode`: the `libc` crate has C's wait macros as functions: `WIFEXITED` says \
+               whether the child exited, and then `WEXITSTATUS` is its code; `WIFSIGNALED` \
+               whether a signal killed it, and then `WTERMSIG` is the signal. `reap`: call \
+               `waitpid` with the child's pid in a loop; success returns that pid; on -1 read \
+               `io::Error::last_os_error()` and go round again only if its kind is \
+               `Interrupted`. `run_child`: `fork` returns -1 (an error), 0 (you are the child: \
+               do the one thing, then `_exit`) or the child's pid (you are the parent: reap it).",
+    },
+    Exercise {
         name: "ch02_switch_cost",
         title: "the median cost of a switch from ping-pong runs, trusting only runs that switched",
         hint: "Check the input first: empty slice -> NoRuns; `position` of a run with zero \
@@ -115,6 +126,15 @@ pub const EXERCISES: &[Exercise] = &[
                Only after that block has ended, call `context::switch(from, to)` and return true.",
     },
     Exercise {
+        name: "ch02_sattolo",
+        title: "a pointer-chase chain that is one single cycle, by Sattolo's shuffle",
+        hint: "Start from the identity (`(0..n).collect()`), walk `i` down from `n - 1` to 1, \
+               and swap `next[i]` with `next[j]`, where `j` is what `random_below(i)` returns: \
+               asking with the bound `i` is what keeps `j` strictly below `i`. For \
+               `lap_length`, step along the chain, counting, at most `next.len()` times; \
+               `slice::get` turns a step outside the slice into `None` instead of a panic.",
+    },
+    Exercise {
         name: "ch03_histogram",
         title: "percentiles from a latency histogram with bounded relative error",
         hint: "`record` is one line: `self.counts[bucket_of(value)] += 1`. `count` is the sum \
@@ -145,6 +165,17 @@ pub const EXERCISES: &[Exercise] = &[
                and record the first offset with `get_or_insert(checked_so_far + i)`.",
     },
     Exercise {
+        name: "ch03_conn_cap",
+        title: "a connection cap whose seats come back when their thread ends, even by panic",
+        hint: "A check (`load`) followed by an increment (`fetch_add`) is two steps, and \
+               another thread can come between them. Do both in one: `AtomicUsize::fetch_update` \
+               (or a `compare_exchange` loop) that declines to change the count when it is \
+               already `max`. A seat holds a clone of the `Arc` and subtracts one in `drop`. In \
+               `serve_or_refuse`, move the seat into the thread's closure with the stream: it \
+               then lives exactly as long as the thread's work, panics included, and a failed \
+               `Builder::spawn` drops it for you.",
+    },
+    Exercise {
         name: "ch04_drain",
         title: "the read-until-WouldBlock loop edge-triggered epoll needs, with a limit",
         hint: "Loop: compute `room = limit.saturating_sub(into.len()).min(CHUNK)`; if it is 0 \
@@ -170,6 +201,15 @@ pub const EXERCISES: &[Exercise] = &[
                `Watch { readable: !peer_closed && reading, writable: backlog > 0 }`. \
                `update_reading`: three cases in order: `backlog >= HIGH` -> false, \
                `backlog < LOW` -> true, otherwise `was_reading`.",
+    },
+    Exercise {
+        name: "ch04_accept_all",
+        title: "accept until WouldBlock; pause when out of descriptors, skip one bad connection",
+        hint: "One `loop` and one `match` on `listener.accept()`, with guards in the order of \
+               the doc comment: `err.kind()` for `WouldBlock`, `ConnectionAborted` and \
+               `Interrupted`; `err.raw_os_error()` with `matches!(.., Some(libc::EMFILE | ..))` \
+               for the raw errno values. Only the stops `return`; a skipped error just lets \
+               the loop go round again.",
     },
     Exercise {
         name: "ch05_timer_heap",
@@ -199,6 +239,15 @@ pub const EXERCISES: &[Exercise] = &[
                deadline in the past). epoll_timeout_ms: None is -1; otherwise \
                `timeout.as_nanos().div_ceil(1_000_000)`, capped with `.min(i32::MAX as u128)` \
                before the `as i32`.",
+    },
+    Exercise {
+        name: "ch05_next_tick",
+        title: "next-tick callbacks: only those queued before the turn run, then the wait",
+        hint: "Count before you run: the ticks queued when the turn begins are the ones this \
+               turn runs. Pop each from the front before calling it (it needs `&mut self`, and \
+               may push more behind the ones you counted). Decide the timeout only after they \
+               have run, from whether the queue is empty then. Beware `while let Some(tick) = \
+               pop_front()`: a tick that queues itself would keep that loop going for ever.",
     },
     Exercise {
         name: "ch06_join",
