@@ -839,7 +839,7 @@ fn indent(text: &str, prefix: &str) -> String {
 
 /// The test targets in `tests/` that test the checker, not an exercise.
 #[cfg(test)]
-const CHECKER_TESTS: &[&str] = &["watch", "commands"];
+const CHECKER_TESTS: &[&str] = &["watch", "commands", "near_misses"];
 
 #[cfg(test)]
 mod tests {

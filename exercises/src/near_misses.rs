@@ -16,17 +16,17 @@
 //! For each near miss, this module puts the file where the exercise's stub
 //! is, in a scratch copy of the workspace (`<target>/near-misses/tree`,
 //! kept between runs so that builds are incremental; your stubs are never
-//! touched), builds and runs that exercise's tests as `check` does, and
-//! requires that they FAIL: a test failing, or the tests hanging, rejects
-//! the near miss. A near miss that passes every test, or that does not
+//! touched), runs `check NAME` on that copy, and requires that the tests
+//! FAIL: a test failing, or the tests hanging, rejects the near miss. A near miss that passes every test, or that does not
 //! compile (then it tests nothing), is a defect naming its file.
 
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use std::process::{Command, Stdio};
+
 use crate::catalog::{EXERCISES, Exercise};
-use crate::{Outcome, build_tests, run_tests};
 
 /// The directory, beside this checker, that holds the near misses.
 pub const NEAR_MISSES_DIR: &str = "near-misses";
@@ -60,13 +60,23 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    fn of(outcome: &Outcome) -> Verdict {
-        match outcome {
-            Outcome::DoesNotCompile(errors) => Verdict::DoesNotCompile(errors.clone()),
-            Outcome::TimedOut => Verdict::Rejected,
-            Outcome::Ran(tests) if tests.is_empty() => Verdict::NoTests,
-            Outcome::Ran(tests) if tests.iter().all(|t| t.1) => Verdict::Passed,
-            Outcome::Ran(_) => Verdict::Rejected,
+    /// Reads the verdict from what `check NAME` did: its exit status and
+    /// its verdict line, `✓ NAME: 5 of 5 tests pass`, `✗ NAME: does not
+    /// compile`, `✗ NAME: 2 of 5 tests pass` or `✗ NAME: timed out ...`.
+    fn of_check(name: &str, passed: bool, stdout: &str) -> Verdict {
+        let line = stdout
+            .lines()
+            .find(|line| line.contains(&format!(" {name}: ")))
+            .unwrap_or_default();
+        if line.ends_with(": does not compile") {
+            let errors = stdout.lines().skip_while(|l| *l != line).skip(1);
+            Verdict::DoesNotCompile(errors.collect::<Vec<_>>().join("\n"))
+        } else if passed {
+            Verdict::Passed
+        } else if line.contains(" of 0 tests pass") {
+            Verdict::NoTests
+        } else {
+            Verdict::Rejected
         }
     }
 }
@@ -137,44 +147,48 @@ pub fn check(dir: &Path, exercises: &[&'static Exercise]) -> io::Result<Vec<Stri
     if work.is_empty() {
         return Ok(defects);
     }
-    let tree = scratch_tree(dir)?;
+    let (tree, build) = scratch_tree(dir)?;
     let package = tree.join("exercises");
-    let mut verdicts: Vec<Vec<(PathBuf, Verdict)>> = vec![Vec::new(); work.len()];
-    // Round k puts the k-th near miss of every exercise in place and builds
-    // them all in one cargo run, so cargo compiles them side by side.
-    let rounds = work.iter().map(|(_, files)| files.len()).max().unwrap_or(0);
-    for round in 0..rounds {
-        let mut names = Vec::new();
-        for (exercise, files) in &work {
-            if let Some(file) = files.get(round) {
-                fs::copy(file, package.join(exercise.stub_path()))?;
-                names.push(exercise.name);
-            }
+    for (exercise, files) in &work {
+        let mut verdicts = Vec::new();
+        for file in files {
+            fs::copy(file, package.join(exercise.stub_path()))?;
+            verdicts.push((file.clone(), check_one(&package, &build, exercise)?));
         }
-        let build = build_tests(&package, false, Some(&names))?;
-        for (i, (exercise, files)) in work.iter().enumerate() {
-            let Some(file) = files.get(round) else {
-                continue;
-            };
-            let outcome = match build.executables.get(exercise.name) {
-                Some(executable) => run_tests(&package, executable)?,
-                None => Outcome::DoesNotCompile(
-                    build
-                        .errors
-                        .get(exercise.name)
-                        .cloned()
-                        .unwrap_or_else(|| build.cargo_stderr.clone()),
-                ),
-            };
-            verdicts[i].push((file.clone(), Verdict::of(&outcome)));
-        }
-    }
-    for ((exercise, _), verdicts) in work.iter().zip(&verdicts) {
-        let (line, found) = judge(exercise, verdicts);
+        let (line, found) = judge(exercise, &verdicts);
         println!("{line}");
         defects.extend(found);
     }
     Ok(defects)
+}
+
+/// Runs `check NAME` on the scratch package, as a learner would on theirs,
+/// with its own build directory, and reads its verdict.
+///
+/// The build directory is not the workspace's: a build of the copy there
+/// would put the copy's checker in place of yours at `target/debug/exercises`.
+fn check_one(package: &Path, build: &Path, exercise: &Exercise) -> io::Result<Verdict> {
+    let output = Command::new(std::env::current_exe()?)
+        .arg("--dir")
+        .arg(package)
+        .args(["check", exercise.name])
+        .env("CARGO_TARGET_DIR", build)
+        .stdin(Stdio::null())
+        .stderr(Stdio::inherit())
+        .output()?;
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !stdout.contains(&format!(" {}: ", exercise.name)) {
+        return Err(io::Error::other(format!(
+            "`check {}` on the copy in {} gave no verdict:\n{stdout}",
+            exercise.name,
+            package.display()
+        )));
+    }
+    Ok(Verdict::of_check(
+        exercise.name,
+        output.status.success(),
+        &stdout,
+    ))
 }
 
 /// A folder in `near-misses/` that names no exercise (a typo would
@@ -198,25 +212,16 @@ fn unknown_folders(dir: &Path) -> io::Result<Vec<String>> {
 }
 
 /// The scratch copy of the workspace that holds `dir` (the `exercises/`
-/// package), brought up to date: `<target>/near-misses/tree`.
-///
-/// Its builds share the workspace's target directory: `$CARGO_TARGET_DIR`
-/// if set (cargo reads it), or else a link `tree/target` to the workspace's
-/// `target/`, so that the dependencies are not compiled a second time.
-fn scratch_tree(dir: &Path) -> io::Result<PathBuf> {
+/// package), brought up to date, and the directory it builds in:
+/// `<target>/near-misses/tree` and `<target>/near-misses/build`.
+fn scratch_tree(dir: &Path) -> io::Result<(PathBuf, PathBuf)> {
     let workspace = dir
         .parent()
         .ok_or_else(|| io::Error::other("exercises/ is in a workspace"))?;
-    let target = crate::mutants::target_dir(workspace);
-    let tree = target.join("near-misses/tree");
+    let target = crate::mutants::target_dir(workspace).join(NEAR_MISSES_DIR);
+    let tree = target.join("tree");
     crate::mutants::mirror(workspace, &tree)?;
-    let link = tree.join("target");
-    if std::env::var_os("CARGO_TARGET_DIR").is_none_or(|d| d.is_empty())
-        && fs::symlink_metadata(&link).is_err()
-    {
-        std::os::unix::fs::symlink(&target, &link)?;
-    }
-    Ok(tree)
+    Ok((tree, target.join("build")))
 }
 
 #[cfg(test)]
@@ -252,8 +257,9 @@ mod tests {
         assert!(line.ends_with("near misses: 1 of 3 rejected"), "{line}");
         assert_eq!(defects.len(), 2, "{defects:?}");
         assert!(
-            defects[0]
-                .contains("exercises/near-misses/ch06_timeout/keeps_the_loser.rs passes every test"),
+            defects[0].contains(
+                "exercises/near-misses/ch06_timeout/keeps_the_loser.rs passes every test"
+            ),
             "{defects:?}"
         );
         assert!(
@@ -263,14 +269,31 @@ mod tests {
     }
 
     #[test]
-    fn hanging_counts_as_rejected_and_no_tests_does_not() {
-        assert_eq!(Verdict::of(&Outcome::TimedOut), Verdict::Rejected);
-        assert_eq!(Verdict::of(&Outcome::Ran(vec![])), Verdict::NoTests);
-        let one_fails = Outcome::Ran(vec![("a".into(), true), ("b".into(), false)]);
-        assert_eq!(Verdict::of(&one_fails), Verdict::Rejected);
+    fn the_verdict_is_read_from_check() {
+        let name = "ch06_timeout";
+        let of = |passed, out: &str| Verdict::of_check(name, passed, out);
         assert_eq!(
-            Verdict::of(&Outcome::Ran(vec![("a".into(), true)])),
+            of(true, "✓ ch06_timeout: 5 of 5 tests pass\n"),
             Verdict::Passed
+        );
+        assert_eq!(
+            of(false, "✗ ch06_timeout: 2 of 5 tests pass\n    FAILED x\n"),
+            Verdict::Rejected
+        );
+        assert_eq!(
+            of(false, "✗ ch06_timeout: timed out after 120s\n"),
+            Verdict::Rejected
+        );
+        assert_eq!(
+            of(
+                false,
+                "✗ ch06_timeout: does not compile\n      error[E0425]\n"
+            ),
+            Verdict::DoesNotCompile("      error[E0425]".into())
+        );
+        assert_eq!(
+            of(false, "✗ ch06_timeout: 0 of 0 tests pass\n"),
+            Verdict::NoTests
         );
     }
 
@@ -280,9 +303,13 @@ mod tests {
     const FEW_MUTANTS: &[&str] = &[
         "ch01_thread_pool",
         "ch06_counting_waker",
+        "ch06_join",
+        "ch06_state_machine",
         "ch06_timeout",
+        "ch07_long_poll",
         "ch08_joinset_fail_fast",
         "ch08_paused_timeout",
+        "ch08_rotating_join",
         "ch08_select_two",
     ];
 
