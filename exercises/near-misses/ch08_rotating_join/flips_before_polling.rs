@@ -1,7 +1,7 @@
-//! Near miss of ch08_rotating_join: the turn flips only in polls where both
-//! futures were still running, so once one side finishes the turn freezes;
-//! the tests must catch it because the turn must flip on every poll, whoever
-//! is left.
+//! Near miss of ch08_rotating_join: the turn is flipped at the start of each
+//! poll instead of at the end, so the very first poll starts with `b`
+//! although the join was built to start with `a`; the tests must catch it
+//! because `a_first` says who goes first in the next poll, this one included.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -56,17 +56,14 @@ impl<A: Future, B: Future> Future for RotatingJoin<A, B> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.get_mut();
-        let both_running = this.a.is_some() && this.b.is_some();
+        // MISTAKE: the turn passes before this poll, not after it.
+        this.a_first = !this.a_first;
         if this.a_first {
             poll_side(&mut this.a, &mut this.a_out, cx);
             poll_side(&mut this.b, &mut this.b_out, cx);
         } else {
             poll_side(&mut this.b, &mut this.b_out, cx);
             poll_side(&mut this.a, &mut this.a_out, cx);
-        }
-        // MISTAKE: flips only while both were running.
-        if both_running {
-            this.a_first = !this.a_first;
         }
         if this.a_out.is_some() && this.b_out.is_some() {
             let a = this.a_out.take().unwrap();
