@@ -168,14 +168,17 @@ pub fn check(dir: &Path, exercises: &[&'static Exercise]) -> io::Result<Vec<Stri
 /// The build directory is not the workspace's: a build of the copy there
 /// would put the copy's checker in place of yours at `target/debug/exercises`.
 fn check_one(package: &Path, build: &Path, exercise: &Exercise) -> io::Result<Verdict> {
-    let output = Command::new(std::env::current_exe()?)
+    // This very program: /proc/self/exe still runs it when a new build has
+    // replaced the file it was started from.
+    let output = Command::new("/proc/self/exe")
         .arg("--dir")
         .arg(package)
         .args(["check", exercise.name])
         .env("CARGO_TARGET_DIR", build)
         .stdin(Stdio::null())
         .stderr(Stdio::inherit())
-        .output()?;
+        .output()
+        .map_err(|e| io::Error::other(format!("cannot run the checker again: {e}")))?;
     let stdout = String::from_utf8_lossy(&output.stdout);
     if !stdout.contains(&format!(" {}: ", exercise.name)) {
         return Err(io::Error::other(format!(
@@ -220,7 +223,9 @@ fn scratch_tree(dir: &Path) -> io::Result<(PathBuf, PathBuf)> {
         .ok_or_else(|| io::Error::other("exercises/ is in a workspace"))?;
     let target = crate::mutants::target_dir(workspace).join(NEAR_MISSES_DIR);
     let tree = target.join("tree");
-    crate::mutants::mirror(workspace, &tree)?;
+    crate::mutants::mirror(workspace, &tree).map_err(|e| {
+        io::Error::other(format!("copying the workspace to {}: {e}", tree.display()))
+    })?;
     Ok((tree, target.join("build")))
 }
 
