@@ -22,6 +22,9 @@
 //!   FAIL on the stub (a test that passes unsolved checks nothing) and PASS
 //!   with the reference solutions (`--features solutions`). It prints
 //!   `N exercises: N fail unsolved, N pass solved` and exits 0 only then.
+//! * `near-misses [EXERCISE...]`, also part of `verify`: the tests must
+//!   fail on every hand-written wrong solution in `near-misses/`
+//!   (`src/near_misses.rs`).
 //! * `mutants [EXERCISE...]` is the maintainers' harder check: the tests
 //!   must also fail on slightly wrong solutions, which cargo-mutants makes
 //!   from the reference ones (`src/mutants.rs`).
@@ -39,6 +42,7 @@
 
 mod catalog;
 mod mutants;
+mod near_misses;
 mod shipped;
 mod state;
 mod terminal;
@@ -122,6 +126,12 @@ enum Action {
         /// Start at this exercise instead of the current or first unsolved one.
         exercise: Option<String>,
     },
+    /// Maintainers: check that the tests reject every hand-written wrong
+    /// solution in exercises/near-misses/ (verify does this too).
+    NearMisses {
+        /// Exercises (ch06_timeout) or chapters (ch06); all if none.
+        exercises: Vec<String>,
+    },
     /// Maintainers: check that the tests also reject slightly wrong
     /// solutions, made by cargo-mutants from the reference ones.
     Mutants {
@@ -166,6 +176,7 @@ fn main() -> ExitCode {
         Some(Action::Solution { name, anyway }) => solution(&dir, &name, anyway),
         Some(Action::Verify) => verify(&dir),
         Some(Action::Watch { exercise }) => watch::run(&dir, exercise.as_deref()),
+        Some(Action::NearMisses { exercises }) => check_near_misses(&dir, &exercises),
         Some(Action::Mutants {
             exercises,
             changed,
@@ -779,12 +790,26 @@ fn verify(dir: &Path) -> io::Result<bool> {
             solution.summary()
         );
     }
+    defects.extend(near_misses::check(dir, &[])?);
     let n = EXERCISES.len();
     println!("{n} exercises: {fail_unsolved} fail unsolved, {pass_solved} pass solved");
     for defect in &defects {
         eprintln!("defect: {defect}");
     }
     Ok(defects.is_empty() && fail_unsolved == n && pass_solved == n)
+}
+
+/// `near-misses [EXERCISE...]`: the near-miss part of `verify` alone.
+fn check_near_misses(dir: &Path, names: &[String]) -> io::Result<bool> {
+    let mut chosen = Vec::new();
+    for name in names {
+        chosen.extend(select(name)?);
+    }
+    let defects = near_misses::check(dir, &chosen)?;
+    for defect in &defects {
+        eprintln!("defect: {defect}");
+    }
+    Ok(defects.is_empty())
 }
 
 fn wrap(text: &str, width: usize) -> String {
@@ -814,7 +839,7 @@ fn indent(text: &str, prefix: &str) -> String {
 
 /// The test targets in `tests/` that test the checker, not an exercise.
 #[cfg(test)]
-const CHECKER_TESTS: &[&str] = &["watch", "commands"];
+const CHECKER_TESTS: &[&str] = &["watch", "commands", "near_misses"];
 
 #[cfg(test)]
 mod tests {

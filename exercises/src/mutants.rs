@@ -326,7 +326,7 @@ fn cargo() -> std::ffi::OsString {
 
 /// The workspace's target directory: `$CARGO_TARGET_DIR` if set, else
 /// `target/` in the workspace.
-fn target_dir(workspace: &Path) -> PathBuf {
+pub(crate) fn target_dir(workspace: &Path) -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) if !dir.is_empty() => workspace.join(dir),
         _ => workspace.join("target"),
@@ -393,7 +393,7 @@ fn mutate(exercise: &Exercise, tree: &Path, build: &Path, output: &Path) -> io::
 /// exercises, without build output or version control. A file is rewritten
 /// only if its contents differ (so cargo's fingerprints stay fresh), and
 /// files gone from the workspace are removed.
-fn mirror(workspace: &Path, tree: &Path) -> io::Result<()> {
+pub(crate) fn mirror(workspace: &Path, tree: &Path) -> io::Result<()> {
     let mut wanted = BTreeSet::new();
     for top in [
         "Cargo.toml",

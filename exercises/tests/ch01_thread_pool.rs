@@ -132,7 +132,14 @@ mod ch01_thread_pool {
                 count.fetch_add(1, Ordering::SeqCst);
             });
         }
+        // The last job is slow: a drop that does not wait for the workers
+        // returns before it has run.
+        let slow = Arc::clone(&count);
+        pool.execute(move || {
+            thread::sleep(Duration::from_millis(300));
+            slow.fetch_add(1, Ordering::SeqCst);
+        });
         drop(pool);
-        assert_eq!(count.load(Ordering::SeqCst), 500);
+        assert_eq!(count.load(Ordering::SeqCst), 501);
     }
 }

@@ -69,12 +69,32 @@ mod ch06_timeout {
         );
     }
 
+    /// A deadline that fails the test if it is polled at all.
+    struct Untouchable;
+
+    impl Future for Untouchable {
+        type Output = ();
+        fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+            panic!("the deadline was polled although the work was ready");
+        }
+    }
+
     #[test]
     fn ready_work_does_not_touch_the_deadline() {
-        // A deadline that would panic if polled after 0 polls... is polled
-        // zero times if the work is ready at once.
-        let (out, polls) = run(timeout(async { 7 }, after(1, ())));
+        // Work ready at the first poll is returned without polling the
+        // deadline at all.
+        let (out, polls) = run(timeout(async { 7 }, Untouchable));
         assert_eq!((out, polls), (Ok(7), 1));
+        // Nor when the work is ready at a later poll: it comes back from that
+        // poll without the deadline being asked once more.
+        let mut deadline_polls = 0;
+        let deadline = std::future::poll_fn(|_| {
+            deadline_polls += 1;
+            Poll::<()>::Pending
+        });
+        let (out, polls) = run(timeout(after(3, 8), deadline));
+        assert_eq!((out, polls), (Ok(8), 3));
+        assert_eq!(deadline_polls, 2, "polled only while the work was pending");
     }
 
     #[test]

@@ -1,0 +1,50 @@
+//! Near miss of ch07_long_poll: only the poll that returns `Ready` is timed
+//! and reported, so a task that blocks in every poll but its last goes
+//! unnoticed; the tests must catch it because any poll that blocks the worker
+//! stalls every other task on it, finished or not.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+/// A poll that took too long.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LongPoll {
+    /// The task's name.
+    pub task: String,
+    /// How long the poll took.
+    pub duration: Duration,
+}
+
+/// A future whose polls are timed.
+pub struct Watched<F> {
+    /// The wrapped future.
+    pub inner: F,
+    /// The task's name, for reports.
+    pub name: String,
+    /// Polls at least this long are reported.
+    pub threshold: Duration,
+    /// Where reports go.
+    pub reports: Arc<Mutex<Vec<LongPoll>>>,
+}
+
+impl<F: Future + Unpin> Future for Watched<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let start = Instant::now();
+        let result = Pin::new(&mut self.inner).poll(cx);
+        let duration = start.elapsed();
+        // MISTAKE: only the poll that finishes counts.
+        if result.is_ready() && duration >= self.threshold {
+            let report = LongPoll {
+                task: self.name.clone(),
+                duration,
+            };
+            self.reports.lock().unwrap().push(report);
+        }
+        result
+    }
+}
