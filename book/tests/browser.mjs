@@ -33,6 +33,22 @@
 //              navigator.clipboard.readText; the browser context is granted
 //              clipboard permissions, and headless Chromium has a working
 //              clipboard of its own, so no stub is needed);
+//   quiz       on every page with a quiz (mdbook-quiz's widget), a reader's
+//              run through it: Start, the first question answered right,
+//              the second wrong, the rest right; the review must then score
+//              it so (N-1 of N, the first marked correct, the second
+//              incorrect), and "see the correct answers" must show every
+//              question's context. A page that must have a quiz and shows
+//              none, or shows the raw `{{#quiz` directive, fails;
+//   quiz-file  on the Markdown and the quiz files (no browser): every page
+//              the expectations file names has a `## Quiz` section, last or
+//              just before the last section, holding `{{#quiz
+//              ../quizzes/PAGE.toml}}`; the quiz has 3 to 6 questions (the
+//              bounds are the expectations file's), each a MultipleChoice or
+//              ShortAnswer whose context links to a section
+//              (`page.html#anchor`: mdbook-quiz renders quiz text in the
+//              browser, so a `.md` link would stay broken). That each such
+//              link lands on an anchor is anchors.mjs's check;
 //   screenshot the first screen of each page is saved as a PNG;
 //   search     each query of the expectations file, typed into the search
 //              box (opened with the `s` key), lists results, and its first
@@ -51,6 +67,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
+import { parse as parseToml } from 'smol-toml';
 
 // ---------------------------------------------------------------- arguments
 
@@ -128,6 +145,84 @@ function record(check, page, summary, problems = []) {
     const detail = [summary, ...problems].filter(Boolean).join('; ');
     results.push({ check, page, ok, summary, problems, detail });
     console.log(`${ok ? 'ok  ' : 'FAIL'} ${check.padEnd(10)} ${page}${detail ? `: ${detail}` : ''}`);
+}
+
+// ---------------------------------------------------------------- quizzes on disk
+
+// The quiz of a page: the `{{#quiz PATH}}` directive of its Markdown, the
+// file it names (relative to the page, as mdbook-quiz reads it), parsed.
+function quizOf(srcDir, md) {
+    const file = path.join(srcDir, md);
+    if (!fs.existsSync(file)) return null;
+    const text = fs.readFileSync(file, 'utf8');
+    const lines = text.split('\n');
+    const directives = [];
+    lines.forEach((line, i) => {
+        const m = line.match(/^\{\{#quiz ([^}]+)\}\}\s*$/);
+        if (m) directives.push({ line: i + 1, path: m[1].trim() });
+    });
+    const sections = [];
+    lines.forEach((line, i) => {
+        if (/^## /.test(line)) sections.push({ line: i + 1, title: line.slice(3).trim() });
+    });
+    return { file, directives, sections };
+}
+
+// Checks the Markdown side of every page's quiz and the quiz file itself;
+// `rule` is the expectations file's `quizzes`.
+function checkQuizFiles(srcDir, pages, rule) {
+    for (const page of pages) {
+        const quiz = quizOf(srcDir, page.md);
+        if (!quiz) continue; // a page without Markdown is the http check's
+        const required = rule.required(page);
+        const pending = (rule.pending || []).includes(page.md);
+        if (quiz.directives.length === 0) {
+            if (required && !pending) {
+                record('quiz-file', page.md, '', ['no quiz: a `## Quiz` section with `{{#quiz ../quizzes/' +
+                    path.posix.basename(page.md, '.md') + '.toml}}` is missing']);
+            } else if (required) {
+                record('quiz-file', page.md, 'no quiz yet (listed in quizzes.pending)');
+            }
+            continue;
+        }
+        const problems = [];
+        const stem = path.posix.basename(page.md, '.md');
+        const d = quiz.directives[0];
+        if (quiz.directives.length > 1) problems.push(`${quiz.directives.length} quiz directives, expected one`);
+        if (d.path !== `../quizzes/${stem}.toml`) problems.push(`line ${d.line}: quiz is ${d.path}, expected ../quizzes/${stem}.toml`);
+        // The `## Quiz` section: holds the directive, and is the last section
+        // or the one just before the last.
+        const at = quiz.sections.findIndex((s) => s.title === 'Quiz');
+        const holder = quiz.sections.filter((s) => s.line < d.line).pop();
+        if (at < 0) problems.push('no `## Quiz` section');
+        else if (!holder || holder.title !== 'Quiz') problems.push(`line ${d.line}: the directive is not in the \`## Quiz\` section`);
+        else if (at < quiz.sections.length - 2) {
+            problems.push(`\`## Quiz\` is followed by ${quiz.sections.length - 1 - at} sections; it must be last, or just before the last ("${quiz.sections.at(-1).title}")`);
+        }
+        const tomlFile = path.resolve(path.dirname(quiz.file), d.path);
+        let questions = null;
+        try {
+            questions = parseToml(fs.readFileSync(tomlFile, 'utf8')).questions;
+        } catch (err) {
+            problems.push(`${d.path}: ${err.code === 'ENOENT' ? 'no such file' : String(err.message).split('\n')[0]}`);
+        }
+        if (questions !== null) {
+            const n = Array.isArray(questions) ? questions.length : 0;
+            if (n < rule.min || n > rule.max) problems.push(`${n} question(s), expected ${rule.min} to ${rule.max}`);
+            (questions || []).forEach((q, i) => {
+                const name = `question ${i + 1}`;
+                if (!['MultipleChoice', 'ShortAnswer'].includes(q.type)) problems.push(`${name} is a ${q.type} question; only MultipleChoice and ShortAnswer are used`);
+                if (typeof q.context !== 'string' || !q.context.trim()) problems.push(`${name} has no context explaining its answer`);
+                else if (!/\]\([\w\-./]*\.html#[^)\s]+\)/.test(q.context)) problems.push(`${name}'s context links to no section (page.html#anchor)`);
+                const text = JSON.stringify(q);
+                for (const m of text.matchAll(/\]\(([\w\-./]*\.md)(#[^)\s]*)?\)/g)) {
+                    problems.push(`${name} links to ${m[1]}${m[2] || ''}: quiz text is rendered by mdbook-quiz, not mdBook, so write ${m[1].replace(/\.md$/, '.html')}${m[2] || ''}`);
+                }
+            });
+        }
+        const n = Array.isArray(questions) ? questions.length : 0;
+        record('quiz-file', page.md, `${d.path}: ${n} question(s)` + (pending ? '; listed in quizzes.pending, which it can now leave' : ''), problems);
+    }
 }
 
 // ---------------------------------------------------------------- checks run inside the page
@@ -256,6 +351,118 @@ function captionState() {
             smaller: parseFloat(style.fontSize) < proseSize,
         };
     });
+}
+
+// A reader's run through each quiz on the page (mdbook-quiz's React widget:
+// a <div class="quiz-placeholder"> whose data-quiz-questions holds the quiz,
+// drawn as .mdbook-quiz with a Start button, one question at a time, each a
+// <form class="response"> sent with its submit input, then an "Answer
+// Review"). The first question is answered right, the second wrong, the rest
+// right; the review must score exactly that.
+async function checkQuiz(tab, page, required) {
+    const found = await tab.evaluate(() => ({
+        quizzes: [...document.querySelectorAll('main .quiz-placeholder')].map((el, index) => {
+            el.setAttribute('data-book-test-quiz', String(index));
+            let questions = null;
+            try {
+                questions = JSON.parse(el.dataset.quizQuestions).questions;
+            } catch {}
+            return { index, questions, drawn: !!el.querySelector('.mdbook-quiz button.start') };
+        }),
+        fallback: document.querySelectorAll('main .quiz-fallback').length,
+        raw: [...document.querySelectorAll('main p')].some((p) => /\{\{#quiz /.test(p.textContent)),
+    }));
+    const problems = [];
+    if (found.raw) problems.push('the raw {{#quiz ...}} directive is shown');
+    if (found.quizzes.length === 0) {
+        if (found.fallback) problems.push('shows the note for readers without mdbook-quiz: the book was built without it');
+        else if (required) problems.push('no quiz on the page');
+        if (required || problems.length) record('quiz', page.html, '', problems);
+        return;
+    }
+    const summaries = [];
+    for (const quiz of found.quizzes) {
+        const name = found.quizzes.length > 1 ? `quiz ${quiz.index + 1}: ` : '';
+        const fail = (why) => problems.push(name + why);
+        if (!quiz.questions) {
+            fail('its questions do not parse');
+            continue;
+        }
+        if (!quiz.drawn) {
+            fail('not drawn (no Start button): did quiz/quiz-embed.iife.js load?');
+            continue;
+        }
+        const root = tab.locator(`[data-book-test-quiz="${quiz.index}"] .mdbook-quiz`);
+        const n = quiz.questions.length;
+        const wrongAt = n >= 2 ? 1 : -1; // the second question is answered wrong
+        let answered = 0;
+        try {
+            await root.locator('button.start').click();
+            for (let i = 0; i < n; i++) {
+                const q = quiz.questions[i];
+                const right = i !== wrongAt;
+                await root.locator('.counter', { hasText: `Question ${i + 1} / ${n}` }).waitFor({ timeout: 5000 });
+                if (q.type === 'ShortAnswer') {
+                    const accepted = [q.answer.answer, ...(q.answer.alternatives || [])].map((a) => a.toLowerCase().trim());
+                    let wrong = 'not-the-answer';
+                    while (accepted.includes(wrong)) wrong += '-really';
+                    await root.locator('form.response input[name="answer"]').fill(right ? q.answer.answer : wrong);
+                } else if (q.type === 'MultipleChoice') {
+                    const answers = Array.isArray(q.answer.answer) ? q.answer.answer : [q.answer.answer];
+                    const values = await root.locator('form.response .choice input').evaluateAll((els) => els.map((e) => e.value));
+                    for (const a of answers) {
+                        const times = values.filter((v) => v === a).length;
+                        if (times === 0) fail(`question ${i + 1}: the right answer ${JSON.stringify(a.slice(0, 60))} is not among the choices`);
+                        if (times > 1) fail(`question ${i + 1}: the right answer ${JSON.stringify(a.slice(0, 60))} is offered ${times} times`);
+                    }
+                    const picks = right ? answers : [values.find((v) => !answers.includes(v))];
+                    if (picks.some((v) => v === undefined || !values.includes(v))) {
+                        fail(`question ${i + 1}: no ${right ? 'right' : 'wrong'} choice to pick`);
+                        break;
+                    }
+                    for (const v of picks) {
+                        await root.locator('form.response .choice input').nth(values.indexOf(v)).check();
+                    }
+                } else {
+                    fail(`question ${i + 1} is a ${q.type} question, which this check cannot answer`);
+                    break;
+                }
+                await root.locator('form.response input[type="submit"]').click();
+                answered++;
+            }
+            if (answered < n) continue;
+            await root.locator('h3', { hasText: 'Answer Review' }).waitFor({ timeout: 5000 });
+            const score = (await root.locator('section > p strong').first().textContent()).trim();
+            const wantScore = `${wrongAt < 0 ? n : n - 1}/${n}`;
+            if (score !== wantScore) fail(`the review scores ${score}, expected ${wantScore} (question ${wrongAt + 1} answered wrong)`);
+            // "You answered:" is the first cell of each answer's row.
+            const marks = await root.locator('.answer-wrapper').evaluateAll((els) =>
+                els.map((el) => {
+                    const mine = el.querySelector('.answer-row > div:first-child');
+                    return mine?.querySelector('.correct') ? 'correct' : mine?.querySelector('.incorrect') ? 'incorrect' : 'unmarked';
+                }),
+            );
+            marks.forEach((mark, i) => {
+                const want = i === wrongAt ? 'incorrect' : 'correct';
+                if (mark !== want) fail(`question ${i + 1} answered ${want === 'correct' ? 'right' : 'wrong'} is shown ${mark}`);
+            });
+            await root.getByRole('button', { name: 'see the correct answers' }).first().click();
+            const contexts = await root.locator('.answer-wrapper').evaluateAll((els) =>
+                els.map((el) => el.querySelector('.context')?.textContent.replace(/^\s*Context\s*:/, '').trim() || ''),
+            );
+            contexts.forEach((text, i) => {
+                if (!text) fail(`question ${i + 1}: "see the correct answers" shows no context`);
+            });
+            const mdLinks = await root.locator('a[href]').evaluateAll((els) =>
+                els.map((a) => a.getAttribute('href')).filter((h) => /\.md(#|$)/.test(h)),
+            );
+            for (const h of mdLinks) fail(`a link to ${h}: mdbook-quiz does not rewrite .md links`);
+            summaries.push(`${n} question(s) answered, scored ${score}`);
+        } catch (err) {
+            fail(`stopped after ${answered} of ${n} question(s): ${err.message.split('\n')[0]}`);
+        }
+    }
+    record('quiz', page.html, summaries.join('; '), problems);
 }
 
 // ---------------------------------------------------------------- one page
@@ -430,6 +637,11 @@ async function checkPage(context, base, page, opts) {
         }
         record('clipboard', page.html, `${clicked} copy button(s) clicked`, clipProblems);
 
+        // quiz, after the clipboard check: the quiz's own markup is drawn
+        // only once started, and must not count among the page's listings.
+        const quizRule = opts.expect.quizzes;
+        await checkQuiz(tab, page, quizRule.required(page) && !(quizRule.pending || []).includes(page.md));
+
         // console errors, gathered over everything above
         await tab.waitForTimeout(100);
         const uniqueErrors = [...new Set(errors)];
@@ -524,6 +736,7 @@ async function main() {
     }
     if (args.screenshots) fs.mkdirSync(args.screenshots, { recursive: true });
     console.log(`${pages.length} page(s) in SUMMARY.md` + (drafts.length ? `; draft(s) without a page: ${drafts.join(', ')}` : ''));
+    checkQuizFiles(args.src, pages, expect.quizzes);
 
     const browser = await chromium.launch({
         executablePath: args.chromium,

@@ -2,16 +2,17 @@
 // book with the defects it was built with.
 //
 // `run --self-test` builds book/tests/fixtures/broken-book, runs browser.mjs
-// and lint-fences.mjs (inline listings and captions) on it exactly as on the
-// real book, and passes their
-// JSON reports here. Each defect listed in the fixture's expect.mjs must be
+// (with its quiz checks), lint-fences.mjs (inline listings and captions) and
+// anchors.mjs (section links, the quizzes' too) on it exactly as on the real
+// book, and passes their JSON reports here. Each defect listed in the fixture's expect.mjs must be
 // reported (some problem of that check and page matches its pattern), and
 // every problem reported must be one of the listed defects: a checker that
 // misses a defect, or one that fails what is correct (the fixture's good
 // page), fails the self-test. Ends with "self-test: N passed, M failed".
 //
 //     node selftest.mjs --expect fixtures/broken-book/expect.mjs \
-//         --browser browser-report.json --fences fences-report.json
+//         --browser browser-report.json --fences fences-report.json \
+//         [--anchors anchors-report.json]
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -46,6 +47,9 @@ for (const r of browser.results) {
 for (const o of readReport(args.fences).offenders) {
     reported.push({ check: o.check || 'fences', page: o.page, problem: `${o.line}: ${o.message}` });
 }
+if (args.anchors) {
+    for (const o of readReport(args.anchors).offenders) reported.push(o);
+}
 
 let passed = 0;
 let failed = 0;
@@ -77,7 +81,8 @@ if (reported.every((r) => defects.some((d) => r.check === d.check && r.page === 
 
 // The checks that must have run on what is correct, and passed there.
 const mustPass = [
-    ...['http', 'screenshot', 'mermaid', 'images', 'listings', 'captions', 'clipboard', 'console'].map((check) => ({ check, page: 'good.html' })),
+    ...['http', 'screenshot', 'mermaid', 'images', 'listings', 'captions', 'clipboard', 'quiz', 'console'].map((check) => ({ check, page: 'good.html' })),
+    { check: 'quiz-file', page: 'good.md' },
     { check: 'search', page: '"quantum flux capacitor"' },
     { check: 'search', page: '"gravitonflux"' },
 ];
@@ -92,7 +97,7 @@ for (const { check, page } of mustPass) {
         console.log(`FAIL ${check} ${page}: ${r ? 'failed' : 'did not run'}, but must pass`);
     }
 }
-if (notPassing === 0) console.log(`ok   all ${mustPass.length} check(s) of what is correct passed (good.html, two searches)`);
+if (notPassing === 0) console.log(`ok   all ${mustPass.length} check(s) of what is correct passed (good.html, its quiz file, two searches)`);
 if (browser.timedOut) {
     failed++;
     console.log('FAIL the browser checks stopped at their time limit');
