@@ -49,6 +49,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::catalog::{EXERCISES, Exercise};
+use crate::runner::Runner;
 
 /// The cargo-mutants release this module was written against (its output
 /// files are not a stable interface). CI installs exactly this one.
@@ -339,7 +340,11 @@ fn mutate(exercise: &Exercise, tree: &Path, build: &Path, output: &Path) -> io::
     fs::create_dir_all(output)?;
     let log_path = output.join("cargo-mutants.log");
     let log = fs::File::create(&log_path)?;
-    let status = Command::new(cargo())
+    // A loom model's mutants build as `check` builds it: --cfg loom, the
+    // release profile with debug assertions, a build directory of its own.
+    let runner = Runner::of(exercise);
+    let mut command = Command::new(cargo());
+    command
         .arg("mutants")
         .arg("--in-place")
         .arg("--dir")
@@ -352,12 +357,18 @@ fn mutate(exercise: &Exercise, tree: &Path, build: &Path, output: &Path) -> io::
         .arg(format!("--cargo-arg=--test={}", exercise.name))
         .arg(format!("--timeout={}", TEST_TIMEOUT.as_secs()))
         .args(["--no-shuffle", "--colors=never"])
-        .env("CARGO_TARGET_DIR", build)
+        .env("CARGO_TARGET_DIR", runner.target_dir(build))
         .env_remove("CARGO_MUTANTS_OUTPUT")
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
-        .stderr(log)
-        .status()?;
+        .stderr(log);
+    if runner == Runner::Loom {
+        command
+            .args(["--profile", "release"])
+            .envs(runner.env())
+            .env_remove("CARGO_ENCODED_RUSTFLAGS");
+    }
+    let status = command.status()?;
     // 0: all caught; 2: some missed; 3: some timed out. Anything else (a
     // usage error, tests failing on the unmutated solution) is a failure to
     // test, not a result.
