@@ -107,14 +107,6 @@ impl Runner {
             .env("CARGO_TARGET_DIR", self.target_dir(&workspace_target(dir)))
             .env_remove("CARGO_ENCODED_RUSTFLAGS");
     }
-
-    /// A short name for messages: `loom` or `plain`.
-    pub fn label(self) -> &'static str {
-        match self {
-            Runner::Plain => "plain",
-            Runner::Loom => "loom",
-        }
-    }
 }
 
 /// The target directory cargo uses for the package in `dir`:

@@ -26,31 +26,61 @@ mod ch07_park_token {
     use loom::sync::Arc;
     use loom::sync::atomic::{AtomicBool, Ordering};
     use loom::thread;
-    use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+    use std::process::Command;
 
-    /// Runs `body` under loom, and says what a deadlock means here.
-    fn model(body: impl Fn() + Sync + Send + 'static) {
-        let Err(payload) = catch_unwind(AssertUnwindSafe(|| loom::model(body))) else {
+    /// Set in the child process that runs a model.
+    const CHILD: &str = "CH07_PARK_TOKEN_MODEL";
+
+    /// Runs the model `body` of the test `name` in a child process (this
+    /// test executable, running that one test) and reports how it ended.
+    ///
+    /// Why a child: a lost unpark leaves `park` waiting on the condvar for
+    /// ever, which loom reports as a deadlock; it does so while the waiting
+    /// thread still holds the parker's mutex guard, whose drop then panics
+    /// again, and a panic during a panic aborts the whole process. The
+    /// child's output says which it was.
+    fn model(name: &str, body: impl Fn() + Sync + Send + 'static) {
+        if std::env::var_os(CHILD).is_some() {
+            loom::model(body);
             return;
-        };
-        let message = payload
-            .downcast_ref::<String>()
-            .map(String::as_str)
-            .or_else(|| payload.downcast_ref::<&str>().copied())
-            .unwrap_or_default();
-        if message.contains("deadlock") {
+        }
+        let output = Command::new(std::env::current_exe().unwrap())
+            .args([
+                &format!("ch07_park_token::{name}"),
+                "--exact",
+                "--nocapture",
+            ])
+            .env(CHILD, "1")
+            .output()
+            .unwrap();
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        if output.status.success() && text.contains("1 passed") {
+            return;
+        }
+        if let Some(line) = text.lines().find(|line| line.starts_with("deadlock;")) {
             panic!(
                 "lost wake-up: park() waits on the condvar and no thread is left to wake it; the \
-                 unpark came and went and left nothing that park could find (loom: {message})"
+                 unpark came and went, and left nothing that park could find or that woke it \
+                 (loom: {line})"
             );
         }
-        resume_unwind(payload);
+        let panic: Vec<&str> = text
+            .lines()
+            .skip_while(|line| !line.contains("panicked at"))
+            .skip(1)
+            .take_while(|line| !line.starts_with("stack backtrace"))
+            .collect();
+        panic!("the model failed: {}", panic.join("\n"));
     }
 
     /// Another thread unparks while the owner parks.
     #[test]
     fn an_unpark_racing_the_park_is_not_lost() {
-        model(|| {
+        model("an_unpark_racing_the_park_is_not_lost", || {
             let parker = Arc::new(Parker::new());
             let sent = Arc::new(AtomicBool::new(false));
             let unparker = {
@@ -72,7 +102,7 @@ mod ch07_park_token {
     /// An unpark that ends before the owner parks.
     #[test]
     fn an_unpark_before_the_park_is_kept_for_it() {
-        model(|| {
+        model("an_unpark_before_the_park_is_kept_for_it", || {
             let parker = Arc::new(Parker::new());
             let unparker = {
                 let parker = parker.clone();
