@@ -360,7 +360,16 @@ const SHORT: usize = 8;
 /// own, and prints a short verdict for each.
 fn check(dir: &Path, target: &str, verbose: bool) -> io::Result<bool> {
     let exercises = select(target)?;
-    let spinner = spinner("building");
+    let spinner = spinner(
+        if exercises
+            .iter()
+            .any(|exercise| Runner::of(exercise) == Runner::Loom)
+        {
+            "building (loom models build in release with --cfg loom: minutes the first time)"
+        } else {
+            "building"
+        },
+    );
     let names: Vec<_> = exercises.iter().map(|e| e.name).collect();
     let build = build_tests(dir, false, Some(&names))?;
     let mut all_passed = true;

@@ -16,9 +16,11 @@
 //! * `LOOM_MAX_PREEMPTIONS=2` when the tests run: loom explores every
 //!   interleaving with at most two preemptions per run, which finds each
 //!   exercise's lost wake-up in well under a second and bounds the search;
-//! * in their own target directory, `exercises-loom` inside the workspace's
-//!   (another `RUSTFLAGS` rebuilds every dependency: sharing the normal
-//!   directory would throw the normal build away each time).
+//! * in their own target directory, `loom` inside the workspace's (another
+//!   `RUSTFLAGS` rebuilds every dependency: sharing the normal directory
+//!   would throw the normal build away each time). It is the directory
+//!   `.ci/run`'s loom step uses, with the same flags, so the dependencies
+//!   built there serve both.
 //!
 //! `check`, `watch`, `verify` and `mutants` all ask [`Runner::of`] which kind
 //! an exercise is, and take the environment and arguments from here.
@@ -89,7 +91,7 @@ impl Runner {
     pub fn target_dir(self, target: &Path) -> PathBuf {
         match self {
             Runner::Plain => target.to_path_buf(),
-            Runner::Loom => target.join("exercises-loom"),
+            Runner::Loom => target.join("loom"),
         }
     }
 
@@ -146,10 +148,7 @@ mod tests {
         );
         assert_eq!(Runner::Loom.cargo_args(), ["--release"]);
         let target = Path::new("/t");
-        assert_eq!(
-            Runner::Loom.target_dir(target),
-            Path::new("/t/exercises-loom")
-        );
+        assert_eq!(Runner::Loom.target_dir(target), Path::new("/t/loom"));
         assert_eq!(Runner::Plain.target_dir(target), target);
         assert!(Runner::Plain.env().is_empty() && Runner::Plain.cargo_args().is_empty());
     }
