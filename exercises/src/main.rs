@@ -34,7 +34,9 @@
 //! being checked. The checker asks cargo to build the test targets it needs
 //! (`--test NAME` for each, `--keep-going`, JSON messages), then runs each
 //! test executable with a time limit and reads libtest's `test NAME ...
-//! ok|FAILED` lines.
+//! ok|FAILED` lines. The few exercises whose tests are loom models build in
+//! a second cargo run, with `--cfg loom`, in release, in a target directory
+//! of their own (`src/runner.rs`).
 //!
 //! `--dir DIR` (or `$EXERCISES_DIR`) points every command but `mutants` at
 //! another copy of the `exercises/` package; the checker's own tests use it

@@ -26,7 +26,10 @@
 //!    (`--test chNN_topic`, `--features solutions`), so a mutant is blamed
 //!    on the right tests and a run takes seconds per mutant, not minutes.
 //!    cargo-mutants finds the solution files through the library
-//!    `solutions/lib.rs`, which names each of them;
+//!    `solutions/lib.rs`, which names each of them. A loom exercise's
+//!    mutants are built as `check` builds its tests (`src/runner.rs`:
+//!    `--cfg loom` in `RUSTFLAGS`, the release profile with debug
+//!    assertions, `LOOM_MAX_PREEMPTIONS`), in a build directory of their own;
 //! 3. reads the outcome lists cargo-mutants writes (`caught.txt`,
 //!    `missed.txt`, ...) and checks every missed mutant against
 //!    `mutants-allowed.md`.
