@@ -61,6 +61,8 @@ mod ch05_timer_heap;
 mod ch06_counting_waker;
 #[path = "ch06/join.rs"]
 mod ch06_join;
+#[path = "ch06/scheduled_flag.rs"]
+mod ch06_scheduled_flag;
 #[path = "ch06/state_machine.rs"]
 mod ch06_state_machine;
 #[path = "ch06/timeout.rs"]
@@ -71,10 +73,14 @@ mod ch07_budget;
 mod ch07_clear_readiness;
 #[path = "ch07/counter.rs"]
 mod ch07_counter;
+#[path = "ch07/join_waker.rs"]
+mod ch07_join_waker;
 #[path = "ch07/lifo_slot.rs"]
 mod ch07_lifo_slot;
 #[path = "ch07/long_poll.rs"]
 mod ch07_long_poll;
+#[path = "ch07/park_token.rs"]
+mod ch07_park_token;
 #[path = "ch07/steal_half.rs"]
 mod ch07_steal_half;
 #[path = "ch07/wake_while_running.rs"]

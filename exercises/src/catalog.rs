@@ -291,6 +291,18 @@ pub const EXERCISES: &[Exercise] = &[
                Done panics with a message saying it was polled after completion.",
     },
     Exercise {
+        name: "ch06_scheduled_flag",
+        title: "find the lost wake-up in a waker's scheduled flag (a loom model)",
+        hint: "Read `run` as a waker on another thread sees it. After `poll` has looked at \
+               the future and before the flag is cleared, a wake swaps the flag, finds it \
+               still set and queues nothing; then the flag is cleared and nobody polls the \
+               task again. So when must the flag be clear? Once that is right, loom may \
+               still fail: a plain store, even a Release one, may become visible after the \
+               poll's reads (store buffering), so the poll reads stale state while the \
+               waker still sees the flag set. Which kind of atomic operation always reads the \
+               latest value of the flag, and can acquire what the waker wrote?",
+    },
+    Exercise {
         name: "ch07_wake_while_running",
         title: "the state-word transitions that make a wake during a poll safe",
         hint: "Both are `let mut current = state.load(Acquire); loop { ..decide next.. ; match \
@@ -360,6 +372,26 @@ pub const EXERCISES: &[Exercise] = &[
                duration = start.elapsed();` then, if `duration >= self.threshold`, push a \
                `LongPoll { task: self.name.clone(), duration }` to `self.reports.lock().unwrap()`. \
                Return `result`.",
+    },
+    Exercise {
+        name: "ch07_join_waker",
+        title: "find the lost wake-up in a JoinHandle's hand-over (a loom model)",
+        hint: "Two orders matter. Once JOIN_WAKER is set, `complete` may take the waker from \
+               the slot at any moment: what must already be there? And the load of COMPLETE \
+               at the top is stale by the time the bit is set: the task may complete in \
+               between, see no JOIN_WAKER and wake nobody, while the handle goes on to \
+               return Pending. The read-modify-write that sets the bit also tells you what \
+               the word held just before; what must the handle do if COMPLETE was in it?",
+    },
+    Exercise {
+        name: "ch07_park_token",
+        title: "find the lost wake-ups in a worker's parker (a loom model)",
+        hint: "Two questions. What does `unpark` leave behind when the owner is not parked \
+               yet (EMPTY)? A wake must be a state that the next `park` finds, not an event \
+               that only a waiting thread can see. And when the owner is PARKED: it set \
+               PARKED holding the mutex, and lets the mutex go only inside `wait`. What \
+               becomes of a `notify_one` sent between those two moments, and what could make \
+               the unparker wait until the owner really waits?",
     },
     Exercise {
         name: "ch08_rotating_join",

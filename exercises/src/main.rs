@@ -34,7 +34,9 @@
 //! being checked. The checker asks cargo to build the test targets it needs
 //! (`--test NAME` for each, `--keep-going`, JSON messages), then runs each
 //! test executable with a time limit and reads libtest's `test NAME ...
-//! ok|FAILED` lines.
+//! ok|FAILED` lines. The few exercises whose tests are loom models build in
+//! a second cargo run, with `--cfg loom`, in release, in a target directory
+//! of their own (`src/runner.rs`).
 //!
 //! `--dir DIR` (or `$EXERCISES_DIR`) points every command but `mutants` at
 //! another copy of the `exercises/` package; the checker's own tests use it
@@ -43,6 +45,7 @@
 mod catalog;
 mod mutants;
 mod near_misses;
+mod runner;
 mod shipped;
 mod state;
 mod terminal;
@@ -60,6 +63,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::Value;
 
 use catalog::{EXERCISES, Exercise};
+use runner::Runner;
 use state::{State, Status};
 
 /// A learner's exercise takes this long at most; a longer run is a hang
@@ -358,7 +362,16 @@ const SHORT: usize = 8;
 /// own, and prints a short verdict for each.
 fn check(dir: &Path, target: &str, verbose: bool) -> io::Result<bool> {
     let exercises = select(target)?;
-    let spinner = spinner("building");
+    let spinner = spinner(
+        if exercises
+            .iter()
+            .any(|exercise| Runner::of(exercise) == Runner::Loom)
+        {
+            "building (loom models build in release with --cfg loom: minutes the first time)"
+        } else {
+            "building"
+        },
+    );
     let names: Vec<_> = exercises.iter().map(|e| e.name).collect();
     let build = build_tests(dir, false, Some(&names))?;
     let mut all_passed = true;
@@ -525,6 +538,7 @@ fn spinner(message: &str) -> ProgressBar {
 }
 
 /// What `cargo build --tests` produced.
+#[derive(Default)]
 struct Build {
     /// Test target name to its executable.
     executables: HashMap<String, PathBuf>,
@@ -534,8 +548,47 @@ struct Build {
     cargo_stderr: String,
 }
 
-/// Builds the test targets `only` names, or every one.
+/// Builds the test targets `only` names, or every one: the plain ones in one
+/// cargo run, the loom models in another, with their flags
+/// ([`runner::Runner`]).
 fn build_tests(dir: &Path, solutions: bool, only: Option<&[&str]>) -> io::Result<Build> {
+    let is_loom = |name: &str| runner::LOOM.contains(&name);
+    let plain: Option<Vec<&str>> = only.map(|names| {
+        names
+            .iter()
+            .copied()
+            .filter(|name| !is_loom(name))
+            .collect()
+    });
+    let loom: Vec<&str> = match only {
+        Some(names) => names.iter().copied().filter(|name| is_loom(name)).collect(),
+        None => runner::LOOM.to_vec(),
+    };
+    let mut build = match &plain {
+        Some(names) if names.is_empty() => Build::default(),
+        _ => build_group(dir, solutions, plain.as_deref(), Runner::Plain)?,
+    };
+    if !loom.is_empty() {
+        // `--tests` built the loom test files without the cfg: drop those.
+        for name in &loom {
+            build.executables.remove(*name);
+            build.errors.remove(*name);
+        }
+        let models = build_group(dir, solutions, Some(&loom), Runner::Loom)?;
+        build.executables.extend(models.executables);
+        build.errors.extend(models.errors);
+        build.cargo_stderr.push_str(&models.cargo_stderr);
+    }
+    Ok(build)
+}
+
+/// Builds the test targets `only` names, or every one, as `runner` says.
+fn build_group(
+    dir: &Path,
+    solutions: bool,
+    only: Option<&[&str]>,
+    runner: Runner,
+) -> io::Result<Build> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
@@ -546,6 +599,7 @@ fn build_tests(dir: &Path, solutions: bool, only: Option<&[&str]>) -> io::Result
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
+    runner.configure(&mut command, dir);
     match only {
         Some(names) => {
             for name in names {
@@ -614,6 +668,8 @@ fn run_tests(dir: &Path, executable: &Path) -> io::Result<Outcome> {
 fn run_tests_with_output(dir: &Path, executable: &Path) -> io::Result<(Outcome, String)> {
     let mut child = Command::new(executable)
         .current_dir(dir)
+        // Read by the loom models only.
+        .env("LOOM_MAX_PREEMPTIONS", runner::LOOM_MAX_PREEMPTIONS)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

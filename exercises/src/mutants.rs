@@ -26,7 +26,10 @@
 //!    (`--test chNN_topic`, `--features solutions`), so a mutant is blamed
 //!    on the right tests and a run takes seconds per mutant, not minutes.
 //!    cargo-mutants finds the solution files through the library
-//!    `solutions/lib.rs`, which names each of them;
+//!    `solutions/lib.rs`, which names each of them. A loom exercise's
+//!    mutants are built as `check` builds its tests (`src/runner.rs`:
+//!    `--cfg loom` in `RUSTFLAGS`, the release profile with debug
+//!    assertions, `LOOM_MAX_PREEMPTIONS`), in a build directory of their own;
 //! 3. reads the outcome lists cargo-mutants writes (`caught.txt`,
 //!    `missed.txt`, ...) and checks every missed mutant against
 //!    `mutants-allowed.md`.
@@ -49,6 +52,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::catalog::{EXERCISES, Exercise};
+use crate::runner::Runner;
 
 /// The cargo-mutants release this module was written against (its output
 /// files are not a stable interface). CI installs exactly this one.
@@ -339,7 +343,11 @@ fn mutate(exercise: &Exercise, tree: &Path, build: &Path, output: &Path) -> io::
     fs::create_dir_all(output)?;
     let log_path = output.join("cargo-mutants.log");
     let log = fs::File::create(&log_path)?;
-    let status = Command::new(cargo())
+    // A loom model's mutants build as `check` builds it: --cfg loom, the
+    // release profile with debug assertions, a build directory of its own.
+    let runner = Runner::of(exercise);
+    let mut command = Command::new(cargo());
+    command
         .arg("mutants")
         .arg("--in-place")
         .arg("--dir")
@@ -352,12 +360,18 @@ fn mutate(exercise: &Exercise, tree: &Path, build: &Path, output: &Path) -> io::
         .arg(format!("--cargo-arg=--test={}", exercise.name))
         .arg(format!("--timeout={}", TEST_TIMEOUT.as_secs()))
         .args(["--no-shuffle", "--colors=never"])
-        .env("CARGO_TARGET_DIR", build)
+        .env("CARGO_TARGET_DIR", runner.target_dir(build))
         .env_remove("CARGO_MUTANTS_OUTPUT")
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
-        .stderr(log)
-        .status()?;
+        .stderr(log);
+    if runner == Runner::Loom {
+        command
+            .args(["--profile", "release"])
+            .envs(runner.env())
+            .env_remove("CARGO_ENCODED_RUSTFLAGS");
+    }
+    let status = command.status()?;
     // 0: all caught; 2: some missed; 3: some timed out. Anything else (a
     // usage error, tests failing on the unmutated solution) is a failure to
     // test, not a result.

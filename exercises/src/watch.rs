@@ -233,14 +233,17 @@ fn run_tests(
     pending: &mut VecDeque<Event>,
 ) -> io::Result<(bool, Interrupt)> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut child = Command::new(cargo)
+    let mut command = Command::new(cargo);
+    command
         .arg("test")
         .arg("--manifest-path")
         .arg(dir.join("Cargo.toml"))
         .args(["--quiet", "--test", exercise.name])
         .current_dir(dir)
-        .stdin(Stdio::null())
-        .spawn()?;
+        .stdin(Stdio::null());
+    // A loom model builds with --cfg loom, in release, in its own directory.
+    crate::runner::Runner::of(exercise).configure(&mut command, dir);
+    let mut child = command.spawn()?;
     let deadline = Instant::now() + crate::TEST_TIME_LIMIT;
     loop {
         if let Some(status) = child.try_wait()? {
