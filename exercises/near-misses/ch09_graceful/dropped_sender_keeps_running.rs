@@ -44,15 +44,9 @@ where
     let mut connections = JoinSet::new();
     let mut accepted = 0;
     loop {
-        // `wait_for` is Ok(guard) for `true` and Err once the sender is
-        // gone: either way, stop. The guard, and the borrow of `shutdown`,
-        // end with this statement.
-        let stream = match select(
-            pin!(listener.accept()),
-            pin!(stopped(&mut shutdown)),
-        )
-        .await
-        {
+        // `stopped` ends on `true` alone. The borrow of `shutdown` ends
+        // with this statement.
+        let stream = match select(pin!(listener.accept()), pin!(stopped(&mut shutdown))).await {
             Either::Left((Ok((stream, _)), _)) => stream,
             // A failed accept (a connection reset before it was taken, say)
             // ends nothing.
