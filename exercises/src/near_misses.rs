@@ -319,6 +319,8 @@ mod tests {
         "ch08_paused_timeout",
         "ch08_rotating_join",
         "ch08_select_two",
+        "ch09_rt_timer",
+        "ch09_graceful",
     ];
 
     #[test]

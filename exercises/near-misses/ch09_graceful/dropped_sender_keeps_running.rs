@@ -1,0 +1,79 @@
+//! Near miss of ch09_graceful: a `shutdown` sender that goes away is read as
+//! "keep running" (no one will ever send `true`), so the server serves on
+//! for ever; the tests must catch it because a dropped sender (the program's
+//! signal handler gone) is a signal to stop too.
+
+use bytes::Bytes;
+use chapter_07::hyper_rt::RtIo;
+use futures::future::{Either, select};
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::Service;
+use hyper::{Request, Response};
+use rt::net::TcpListener;
+use rt::sync::watch;
+use rt::task::JoinSet;
+use std::convert::Infallible;
+use std::pin::pin;
+
+/// Waits for `true` in `shutdown`.
+async fn stopped(shutdown: &mut watch::Receiver<bool>) {
+    if shutdown.wait_for(|&stop| stop).await.is_err() {
+        // MISTAKE: a sender that is gone is read as "never stop".
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Serves HTTP/1.1 on `listener` with `service` until `shutdown` says stop
+/// (`true`, or the sender dropped); then refuses new connections, lets every
+/// connection finish the request it has begun, and returns the number of
+/// connections accepted once all have ended.
+pub async fn serve<S>(
+    listener: TcpListener,
+    service: S,
+    mut shutdown: watch::Receiver<bool>,
+) -> usize
+where
+    S: Service<Request<Incoming>, Response = Response<Full<Bytes>>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let mut connections = JoinSet::new();
+    let mut accepted = 0;
+    loop {
+        // `stopped` ends on `true` alone. The borrow of `shutdown` ends
+        // with this statement.
+        let stream = match select(pin!(listener.accept()), pin!(stopped(&mut shutdown))).await {
+            Either::Left((Ok((stream, _)), _)) => stream,
+            // A failed accept (a connection reset before it was taken, say)
+            // ends nothing.
+            Either::Left((Err(_), _)) => continue,
+            Either::Right(_) => break,
+        };
+        accepted += 1;
+        let (service, mut stop) = (service.clone(), shutdown.clone());
+        connections.spawn(async move {
+            let connection = http1::Builder::new().serve_connection(RtIo(stream), service);
+            let mut connection = pin!(connection);
+            let stopped = matches!(
+                select(connection.as_mut(), pin!(stopped(&mut stop))).await,
+                Either::Right(_)
+            );
+            if stopped {
+                // Finish the request in flight (or close at once if idle).
+                connection.as_mut().graceful_shutdown();
+                let _ = connection.await;
+            }
+        });
+        // Reap the tasks already done, so a long-lived server does not keep
+        // one finished entry per connection it ever served.
+        while connections.try_join_next().is_some() {}
+    }
+    // New connections are refused from here on.
+    drop(listener);
+    while connections.join_next().await.is_some() {}
+    accepted
+}

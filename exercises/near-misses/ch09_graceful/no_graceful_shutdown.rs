@@ -1,0 +1,71 @@
+//! Near miss of ch09_graceful: each connection is served to its end but is
+//! never told of the signal (no `graceful_shutdown`), so an idle keep-alive
+//! connection stays open and `serve` never returns; the tests must catch it
+//! because telling the connections is the step this exercise adds.
+
+use bytes::Bytes;
+use chapter_07::hyper_rt::RtIo;
+use futures::future::{Either, select};
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::server::conn::http1;
+use hyper::service::Service;
+use hyper::{Request, Response};
+use rt::net::TcpListener;
+use rt::sync::watch;
+use rt::task::JoinSet;
+use std::convert::Infallible;
+use std::pin::pin;
+
+/// Serves HTTP/1.1 on `listener` with `service` until `shutdown` says stop
+/// (`true`, or the sender dropped); then refuses new connections, lets every
+/// connection finish the request it has begun, and returns the number of
+/// connections accepted once all have ended.
+pub async fn serve<S>(
+    listener: TcpListener,
+    service: S,
+    mut shutdown: watch::Receiver<bool>,
+) -> usize
+where
+    S: Service<Request<Incoming>, Response = Response<Full<Bytes>>, Error = Infallible>
+        + Clone
+        + Send
+        + 'static,
+    S::Future: Send + 'static,
+{
+    let mut connections = JoinSet::new();
+    let mut accepted = 0;
+    loop {
+        // `wait_for` is Ok(guard) for `true` and Err once the sender is
+        // gone: either way, stop. The guard, and the borrow of `shutdown`,
+        // end with this statement.
+        let stream = match select(
+            pin!(listener.accept()),
+            pin!(shutdown.wait_for(|&stop| stop)),
+        )
+        .await
+        {
+            Either::Left((Ok((stream, _)), _)) => stream,
+            // A failed accept (a connection reset before it was taken, say)
+            // ends nothing.
+            Either::Left((Err(_), _)) => continue,
+            Either::Right(_) => break,
+        };
+        accepted += 1;
+        let (service, mut stop) = (service.clone(), shutdown.clone());
+        let _ = stop;
+        // MISTAKE: the connection is never told that a shutdown has begun.
+        connections.spawn(async move {
+            let _ = http1::Builder::new()
+                .serve_connection(RtIo(stream), service)
+                .await;
+        });
+        // Reap the tasks already done, so a long-lived server does not keep
+        // one finished entry per connection it ever served.
+        while connections.try_join_next().is_some() {}
+    }
+    // New connections are refused from here on.
+    drop(listener);
+    while connections.join_next().await.is_some() {}
+    accepted
+}
