@@ -131,7 +131,7 @@ fn watch_reruns_on_save_shows_the_hint_moves_on_and_quits() {
     // Saving a right solution passes and moves on to the next exercise.
     std::fs::write(&stub, &solution).unwrap();
     screen.wait_for(&mut child, "ch05_poll_timeout passes", 1);
-    screen.wait_for(&mut child, "Next: ch06_join", 1);
+    screen.wait_for(&mut child, "Next: ch05_next_tick", 1);
 
     // `q` quits, even while the next exercise's tests are running.
     keys.write_all(b"q").unwrap();
