@@ -1,0 +1,8 @@
+//! # Chapter 10: completion, the other way to do I/O
+//!
+//! Every chapter before this one rests on readiness: ask the kernel which
+//! sockets are ready (`epoll_wait`), then read them. io_uring turns that
+//! around: hand the kernel a buffer and an operation, and later collect the
+//! result from a completion queue.
+//!
+//! Book: Chapter 10.
