@@ -11,7 +11,7 @@
 //! `select` that lost, a timeout) may already hold some permits assigned to
 //! it; they must go back, and to the next waiter first, or they are lost
 //! for good and the semaphore slowly shrinks. rt's `rt::sync::Semaphore`
-//! (chapters/07-runtime/src/sync/semaphore.rs) does this without a lock on
+//! (chapters/07-runtime/src/toolbox/sync/semaphore.rs) does this without a lock on
 //! its fast path; here everything sits behind one `Mutex`.
 //!
 //! The types, `new`, `available`, `acquire`, `release` and the `Drop` of

@@ -1,6 +1,6 @@
 //! Exercise ch08_joinset_fail_fast: all of them, or the first error.
 //!
-//! A `JoinSet` (rt's is in chapters/07-runtime/src/task/join_set.rs; tasks
+//! A `JoinSet` (rt's is in chapters/07-runtime/src/core/task/join_set.rs; tasks
 //! and aborting them are Chapter 8, "Task handles") owns a group of tasks and hands
 //! their outputs back in the order they *finish*, through `join_next`. That
 //! is the shape of "fail fast": start everything, and as soon as one piece

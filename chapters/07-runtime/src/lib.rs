@@ -6,7 +6,8 @@
 //!
 //! ## The map
 //!
-//! The runtime's core, what the book's Chapter 7 takes apart:
+//! The runtime's core, in `src/core/`, what the book's Chapter 7 takes
+//! apart:
 //!
 //! * [`task`]: a task is one allocation with an atomic state word; wakers
 //!   are task pointers; [`JoinHandle`](task::JoinHandle), the cooperative
@@ -15,7 +16,7 @@
 //!   lock-free rings, work stealing, the LIFO slot, searching and parking)
 //!   and `current_thread/` (the thread in `block_on` is the runtime), with
 //!   the inject queue, the parker and the counters they share;
-//! * `io/driver/` and `driver.rs`: the I/O driver, edge-triggered epoll
+//! * `io_driver/` and `driver.rs`: the I/O driver, edge-triggered epoll
 //!   through mio with a readiness tick per socket, parked in together with
 //!   the timers;
 //! * [`time`]: the hierarchical timing wheel behind `sleep`, `timeout` and
@@ -25,8 +26,8 @@
 //! * [`runtime`]: [`Builder`], [`Runtime`], [`Handle`], [`spawn`], shutdown,
 //!   metrics and a per-worker trace.
 //!
-//! The toolbox, built on the core with Tokio's names, so a Tokio program
-//! ports by renaming the crate:
+//! The toolbox, in `src/toolbox/`, built on the core with Tokio's names, so
+//! a Tokio program ports by renaming the crate:
 //!
 //! * [`sync`]: `oneshot`, `mpsc`, `watch`, `broadcast`, `Mutex`, `RwLock`,
 //!   `Semaphore`, `Notify`, `OnceCell`, `Barrier`;
@@ -40,8 +41,8 @@
 //! * `macros/`: [`join!`], [`try_join!`], [`select!`]; `#[rt::main]` and
 //!   `#[rt::test]` come from the `rt-macros` crate beside this one.
 //!
-//! Unsafe code lives in `task/` (the allocation, the harness, the waker
-//! vtable) and `scheduler/multi_thread/queue.rs` (the ring buffer), every
+//! Unsafe code lives in `core/task/` (the allocation, the harness, the
+//! waker vtable) and `core/scheduler/multi_thread/queue.rs` (the ring buffer), every
 //! block with a `// SAFETY:` comment; those files are checked by Miri
 //! (`cargo +nightly miri test -p rt --lib`) and their races by loom
 //! (`RUSTFLAGS="--cfg loom" cargo test -p rt --release loom`).
@@ -52,20 +53,40 @@
 // which leaves parts of the I/O driver unused in that build only.
 #![cfg_attr(loom, allow(dead_code))]
 
+// The core, in `core/`: tasks, the schedulers, the I/O driver, time, the
+// blocking pool and the runtime that ties them together.
+#[path = "core/blocking/mod.rs"]
 pub(crate) mod blocking;
+#[path = "core/driver.rs"]
 pub(crate) mod driver;
-pub mod fs;
-pub mod io;
+#[path = "core/io_driver/mod.rs"]
+pub(crate) mod io_driver;
+#[path = "core/loom.rs"]
 pub(crate) mod loom;
-#[doc(hidden)]
-pub mod macros;
-pub mod net;
+#[path = "core/runtime/mod.rs"]
 pub mod runtime;
+#[path = "core/scheduler/mod.rs"]
 pub(crate) mod scheduler;
-pub mod signal;
-pub mod sync;
+#[path = "core/task/mod.rs"]
 pub mod task;
+#[path = "core/time/mod.rs"]
 pub mod time;
+
+// The toolbox, in `toolbox/`: what a program uses, built on the core with
+// Tokio's names.
+#[path = "toolbox/fs/mod.rs"]
+pub mod fs;
+#[path = "toolbox/io/mod.rs"]
+pub mod io;
+#[doc(hidden)]
+#[path = "toolbox/macros/mod.rs"]
+pub mod macros;
+#[path = "toolbox/net/mod.rs"]
+pub mod net;
+#[path = "toolbox/signal/mod.rs"]
+pub mod signal;
+#[path = "toolbox/sync/mod.rs"]
+pub mod sync;
 
 /// `#[rt::main]` and `#[rt::test]`: see the `rt-macros` crate.
 pub use rt_macros::{main, test};

@@ -543,15 +543,21 @@ impl Crate {
             match &m.content {
                 Some((_, items)) => self.add_items(child, items, &dir.join(&name)),
                 None => {
-                    let file = match path_attr(&m.attrs) {
-                        Some(p) => dir.join(p),
-                        None if dir.join(format!("{name}.rs")).exists() => {
-                            dir.join(format!("{name}.rs"))
+                    // A file named by `#[path]` is read like a `mod.rs`:
+                    // its children sit in its own folder.
+                    let (file, children_dir) = match path_attr(&m.attrs) {
+                        Some(p) => {
+                            let file = dir.join(p);
+                            let parent = file.parent().expect("a file has a folder").to_path_buf();
+                            (file, parent)
                         }
-                        None => dir.join(&name).join("mod.rs"),
+                        None if dir.join(format!("{name}.rs")).exists() => {
+                            (dir.join(format!("{name}.rs")), dir.join(&name))
+                        }
+                        None => (dir.join(&name).join("mod.rs"), dir.join(&name)),
                     };
                     let parsed = parse(&file);
-                    self.add_items(child, &parsed.items, &dir.join(&name));
+                    self.add_items(child, &parsed.items, &children_dir);
                 }
             }
         }

@@ -41,14 +41,13 @@
 //!
 //! Book: Chapter 7, "The I/O driver" and "Sockets" (the extension traits).
 
-pub(crate) mod driver;
 pub(crate) mod util;
 
 mod async_fd;
 mod stdio;
 
-pub use driver::interest::Interest;
-pub use driver::ready::Ready;
+pub use crate::io_driver::interest::Interest;
+pub use crate::io_driver::ready::Ready;
 
 /// Any non-blocking file descriptor on the driver, at Tokio's path
 /// (`tokio::io::unix::AsyncFd`): see `async_fd.rs`.

@@ -14,8 +14,8 @@
 //! Book: Chapter 8, "Signals and a graceful shutdown".
 
 use super::self_pipe;
-use crate::io::driver::registration::Registration;
-use crate::io::driver::scheduled_io::Direction;
+use crate::io_driver::registration::Registration;
+use crate::io_driver::scheduled_io::Direction;
 use std::io::{self, Read};
 use std::task::{Context, Poll, ready};
 

@@ -2,7 +2,7 @@
 //! stream and `TcpSocket`.
 //!
 //! Each type is a `RegisteredSource` of its `mio` socket
-//! (`io/driver/registered_source.rs`): registered with the driver while it
+//! (`core/io_driver/registered_source.rs`): registered with the driver while it
 //! lives, deregistered before the descriptor closes, and every operation
 //! the ready/try/clear loop. What is left here is what only TCP has:
 //! binding and accepting, a non-blocking connect, `peek`, the TCP options.
@@ -32,15 +32,15 @@ use super::addr::{ToSocketAddrs, first_that_works};
 use super::shared::{
     fd_impls, listener_methods, readiness_methods, stream_methods, stream_traits, try_from_std,
 };
-use crate::io::driver::registered_source::RegisteredSource;
-use crate::io::driver::scheduled_io::Direction;
+use crate::io_driver::registered_source::RegisteredSource;
+use crate::io_driver::scheduled_io::Direction;
 use std::io;
 use std::mem::MaybeUninit;
 use std::net::SocketAddr;
 use std::task::{Context, Poll};
 
 /// Kept at this path for `io/async_fd.rs`.
-pub(crate) use crate::io::driver::registered_source::direction_of;
+pub(crate) use crate::io_driver::registered_source::direction_of;
 
 fd_impls!(TcpListener, TcpStream);
 try_from_std!(TcpListener: std::net::TcpListener, TcpStream: std::net::TcpStream);

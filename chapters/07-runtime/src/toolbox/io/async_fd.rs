@@ -27,9 +27,9 @@
 //!
 //! Book: Chapter 7, "The I/O driver".
 
-use super::driver::registration::Registration;
-use super::driver::scheduled_io::{Direction, ReadyEvent};
 use super::{Interest, Ready};
+use crate::io_driver::registration::Registration;
+use crate::io_driver::scheduled_io::{Direction, ReadyEvent};
 use std::error::Error;
 use std::fmt;
 use std::io;

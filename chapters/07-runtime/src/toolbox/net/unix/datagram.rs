@@ -20,8 +20,8 @@
 //! Book: Chapter 8, "Sockets".
 
 use super::SocketAddr;
-use crate::io::driver::registered_source::RegisteredSource;
-use crate::io::driver::scheduled_io::Direction;
+use crate::io_driver::registered_source::RegisteredSource;
+use crate::io_driver::scheduled_io::Direction;
 use crate::net::shared::{
     addressed_datagram_methods, datagram_methods, fd_impls, readiness_methods, try_from_std,
 };

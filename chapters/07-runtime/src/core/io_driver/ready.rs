@@ -9,7 +9,7 @@
 //!
 //! Book: Chapter 8, "Sockets".
 
-use crate::io::driver::scheduled_io;
+use crate::io_driver::scheduled_io;
 use std::fmt;
 use std::ops::{BitAnd, BitOr, BitOrAssign, Sub};
 

@@ -32,8 +32,8 @@ use super::addr::{self, ToSocketAddrs, first_that_works};
 use super::shared::{
     addressed_datagram_methods, datagram_methods, fd_impls, readiness_methods, try_from_std,
 };
-use crate::io::driver::registered_source::RegisteredSource;
-use crate::io::driver::scheduled_io::Direction;
+use crate::io_driver::registered_source::RegisteredSource;
+use crate::io_driver::scheduled_io::Direction;
 use std::io;
 use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::task::{Context, Poll};

@@ -33,7 +33,7 @@ pub use std::os::unix::net::SocketAddr;
 use super::shared::{
     fd_impls, listener_methods, readiness_methods, stream_methods, stream_traits, try_from_std,
 };
-use crate::io::driver::registered_source::RegisteredSource;
+use crate::io_driver::registered_source::RegisteredSource;
 use std::io;
 use std::path::Path;
 

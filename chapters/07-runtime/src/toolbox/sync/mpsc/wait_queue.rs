@@ -25,7 +25,7 @@
 //!
 //! The list itself is `sync/wait_list.rs`'s `WaitList`, the line of the
 //! semaphore and `Notify` (the `Vec`-of-slots idea of
-//! `io/driver/scheduled_io.rs`, where a `Readiness` future holds its slot
+//! `core/io_driver/scheduled_io.rs`, where a `Readiness` future holds its slot
 //! index, with the links added for the order); what a node holds here is
 //! where its waiter stands and how many slots it has been given. Tokio's
 //! channels keep an intrusive linked list through the waiting futures

@@ -4,7 +4,7 @@
 //! `try_read`/`try_write` family and the same `AsyncRead`/`AsyncWrite`; a
 //! `UdpSocket` and a `UnixDatagram` the same connected `send`/`recv`
 //! family. The work behind every one of those methods is already written
-//! once, in `io/driver/registered_source.rs`; what is left per type is the
+//! once, in `core/io_driver/registered_source.rs`; what is left per type is the
 //! method itself, one line that hands the call to the socket's
 //! `RegisteredSource`. Writing those lines out per type would repeat them
 //! two, four or ten times, so each family is a macro here, expanded inside
@@ -96,7 +96,7 @@ macro_rules! readiness_methods {
         /// nothing.
         pub async fn readable(&self) -> ::std::io::Result<()> {
             self.io
-                .readiness($crate::io::driver::scheduled_io::Direction::Read)
+                .readiness($crate::io_driver::scheduled_io::Direction::Read)
                 .await
         }
 
@@ -104,7 +104,7 @@ macro_rules! readiness_methods {
         /// the counterpart of `readable` for the `try_` writes.
         pub async fn writable(&self) -> ::std::io::Result<()> {
             self.io
-                .readiness($crate::io::driver::scheduled_io::Direction::Write)
+                .readiness($crate::io_driver::scheduled_io::Direction::Write)
                 .await
         }
 
@@ -118,7 +118,7 @@ macro_rules! readiness_methods {
             interest: $crate::io::Interest,
             f: impl FnOnce() -> ::std::io::Result<R>,
         ) -> ::std::io::Result<R> {
-            let direction = $crate::io::driver::registered_source::direction_of(interest);
+            let direction = $crate::io_driver::registered_source::direction_of(interest);
             self.io.try_io(direction, |_| f())
         }
 
@@ -130,7 +130,7 @@ macro_rules! readiness_methods {
             interest: $crate::io::Interest,
             mut f: impl FnMut() -> ::std::io::Result<R>,
         ) -> ::std::io::Result<R> {
-            let direction = $crate::io::driver::registered_source::direction_of(interest);
+            let direction = $crate::io_driver::registered_source::direction_of(interest);
             self.io.async_io(direction, |_| f()).await
         }
 
@@ -193,7 +193,7 @@ macro_rules! stream_methods {
             cx: &mut ::std::task::Context<'_>,
         ) -> ::std::task::Poll<::std::io::Result<()>> {
             self.io
-                .poll_ready(cx, $crate::io::driver::scheduled_io::Direction::Read)
+                .poll_ready(cx, $crate::io_driver::scheduled_io::Direction::Read)
         }
 
         /// Polls for write readiness, with the waker of the stream's
@@ -203,7 +203,7 @@ macro_rules! stream_methods {
             cx: &mut ::std::task::Context<'_>,
         ) -> ::std::task::Poll<::std::io::Result<()>> {
             self.io
-                .poll_ready(cx, $crate::io::driver::scheduled_io::Direction::Write)
+                .poll_ready(cx, $crate::io_driver::scheduled_io::Direction::Write)
         }
     };
 }
@@ -219,7 +219,7 @@ macro_rules! datagram_methods {
         pub async fn send(&self, buf: &[u8]) -> ::std::io::Result<usize> {
             self.io
                 .async_io(
-                    $crate::io::driver::scheduled_io::Direction::Write,
+                    $crate::io_driver::scheduled_io::Direction::Write,
                     |socket| socket.send(buf),
                 )
                 .await
@@ -229,7 +229,7 @@ macro_rules! datagram_methods {
         /// send buffer is full).
         pub fn try_send(&self, buf: &[u8]) -> ::std::io::Result<usize> {
             self.io.try_io(
-                $crate::io::driver::scheduled_io::Direction::Write,
+                $crate::io_driver::scheduled_io::Direction::Write,
                 |socket| socket.send(buf),
             )
         }
@@ -241,20 +241,19 @@ macro_rules! datagram_methods {
         /// it.
         pub async fn recv(&self, buf: &mut [u8]) -> ::std::io::Result<usize> {
             self.io
-                .async_io(
-                    $crate::io::driver::scheduled_io::Direction::Read,
-                    |socket| socket.recv(buf),
-                )
+                .async_io($crate::io_driver::scheduled_io::Direction::Read, |socket| {
+                    socket.recv(buf)
+                })
                 .await
         }
 
         /// Receives from the connected peer without waiting (`WouldBlock`
         /// if no datagram waits, which clears the readable state).
         pub fn try_recv(&self, buf: &mut [u8]) -> ::std::io::Result<usize> {
-            self.io.try_io(
-                $crate::io::driver::scheduled_io::Direction::Read,
-                |socket| socket.recv(buf),
-            )
+            self.io
+                .try_io($crate::io_driver::scheduled_io::Direction::Read, |socket| {
+                    socket.recv(buf)
+                })
         }
 
         /// Waits for one datagram from the connected peer and appends it to
@@ -279,7 +278,7 @@ macro_rules! datagram_methods {
             cx: &mut ::std::task::Context<'_>,
         ) -> ::std::task::Poll<::std::io::Result<()>> {
             self.io
-                .poll_ready(cx, $crate::io::driver::scheduled_io::Direction::Write)
+                .poll_ready(cx, $crate::io_driver::scheduled_io::Direction::Write)
         }
 
         /// Polls until a datagram waits, with the waker of the socket's
@@ -289,7 +288,7 @@ macro_rules! datagram_methods {
             cx: &mut ::std::task::Context<'_>,
         ) -> ::std::task::Poll<::std::io::Result<()>> {
             self.io
-                .poll_ready(cx, $crate::io::driver::scheduled_io::Direction::Read)
+                .poll_ready(cx, $crate::io_driver::scheduled_io::Direction::Read)
         }
 
         /// `send` as a poll method: sends one datagram to the connected
@@ -301,7 +300,7 @@ macro_rules! datagram_methods {
         ) -> ::std::task::Poll<::std::io::Result<usize>> {
             self.io.poll_io(
                 cx,
-                $crate::io::driver::scheduled_io::Direction::Write,
+                $crate::io_driver::scheduled_io::Direction::Write,
                 |socket| socket.send(buf),
             )
         }
@@ -320,7 +319,7 @@ macro_rules! datagram_methods {
         ) -> ::std::task::Poll<::std::io::Result<usize>> {
             self.io.poll_io(
                 cx,
-                $crate::io::driver::scheduled_io::Direction::Read,
+                $crate::io_driver::scheduled_io::Direction::Read,
                 |socket| socket.recv(buf),
             )
         }
@@ -358,7 +357,7 @@ macro_rules! addressed_datagram_methods {
         pub async fn recv_from(&self, buf: &mut [u8]) -> ::std::io::Result<(usize, $addr)> {
             self.io
                 .async_io(
-                    $crate::io::driver::scheduled_io::Direction::Read,
+                    $crate::io_driver::scheduled_io::Direction::Read,
                     |socket| socket.recv_from(buf),
                 )
                 .await
@@ -368,7 +367,7 @@ macro_rules! addressed_datagram_methods {
         /// which clears the readable state).
         pub fn try_recv_from(&self, buf: &mut [u8]) -> ::std::io::Result<(usize, $addr)> {
             self.io.try_io(
-                $crate::io::driver::scheduled_io::Direction::Read,
+                $crate::io_driver::scheduled_io::Direction::Read,
                 |socket| socket.recv_from(buf),
             )
         }
@@ -387,7 +386,7 @@ macro_rules! addressed_datagram_methods {
         ) -> ::std::task::Poll<::std::io::Result<(usize, $addr)>> {
             self.io.poll_io(
                 cx,
-                $crate::io::driver::scheduled_io::Direction::Read,
+                $crate::io_driver::scheduled_io::Direction::Read,
                 |socket| socket.recv_from(buf),
             )
         }
@@ -423,7 +422,7 @@ macro_rules! addressed_datagram_methods {
             $target: $target_ty,
         ) -> ::std::io::Result<usize> {
             self.io.try_io(
-                $crate::io::driver::scheduled_io::Direction::Write,
+                $crate::io_driver::scheduled_io::Direction::Write,
                 |socket| socket.send_to(buf, $arg),
             )
         }
@@ -439,7 +438,7 @@ macro_rules! addressed_datagram_methods {
         ) -> ::std::task::Poll<::std::io::Result<usize>> {
             self.io.poll_io(
                 cx,
-                $crate::io::driver::scheduled_io::Direction::Write,
+                $crate::io_driver::scheduled_io::Direction::Write,
                 |socket| socket.send_to(buf, $arg),
             )
         }
@@ -532,7 +531,7 @@ macro_rules! listener_methods {
         /// Cancel safety: dropping the future before it completes loses no
         /// connection; one not yet accepted stays in the kernel's queue.
         pub async fn accept(&self) -> ::std::io::Result<($stream, $addr)> {
-            let read = $crate::io::driver::scheduled_io::Direction::Read;
+            let read = $crate::io_driver::scheduled_io::Direction::Read;
             let (stream, peer) = self.io.async_io(read, <$mio>::accept).await?;
             Ok(($stream::from_mio(stream)?, peer))
         }
@@ -544,7 +543,7 @@ macro_rules! listener_methods {
             &self,
             cx: &mut ::std::task::Context<'_>,
         ) -> ::std::task::Poll<::std::io::Result<($stream, $addr)>> {
-            let read = $crate::io::driver::scheduled_io::Direction::Read;
+            let read = $crate::io_driver::scheduled_io::Direction::Read;
             let (stream, peer) = ::std::task::ready!(self.io.poll_io(cx, read, <$mio>::accept))?;
             ::std::task::Poll::Ready(Ok(($stream::from_mio(stream)?, peer)))
         }

@@ -4,7 +4,7 @@
 //! [`UnixStream`]) and Unix-domain datagrams ([`UnixDatagram`]).
 //!
 //! Every type is a `RegisteredSource` of a non-blocking `mio` socket
-//! (`io/driver/registered_source.rs`): the socket and its registration with
+//! (`core/io_driver/registered_source.rs`): the socket and its registration with
 //! the driver, and every operation the ready/try/clear loop, written once
 //! for all of them. The methods several types share are written once too,
 //! as macros (`shared.rs`; `halves.rs` for the halves of a split stream).

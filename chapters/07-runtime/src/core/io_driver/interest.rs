@@ -9,7 +9,7 @@
 //!
 //! Book: Chapter 8, "Sockets".
 
-use crate::io::driver::scheduled_io::Direction;
+use crate::io_driver::scheduled_io::Direction;
 use std::fmt;
 use std::ops::{BitOr, BitOrAssign};
 

@@ -22,7 +22,7 @@
 //!   streams.
 //!
 //! Each half reads or writes through the stream's `RegisteredSource`
-//! (`io/driver/registered_source.rs`), like the stream itself.
+//! (`core/io_driver/registered_source.rs`), like the stream itself.
 //!
 //! Book: Chapter 8, "Sockets".
 

@@ -23,7 +23,7 @@
 //!
 //! Book: Chapter 7, "The I/O driver", "The timing wheel" and "Shutdown".
 
-use crate::io::driver::{self as io_driver, IoDriver, IoHandle};
+use crate::io_driver::{self as io_driver, IoDriver, IoHandle};
 #[cfg(loom)]
 use crate::loom::Condvar;
 use crate::loom::{AtomicBool, Mutex, Ordering};
