@@ -69,6 +69,57 @@ fn first_line(rendered: &str) -> String {
     }
 }
 
+/// clap's value parser for a directory the binary writes into (`--plot DIR`).
+///
+/// It creates the directory and checks that a file can be written there
+/// while the arguments are read, so a bad path is refused in one line before
+/// an experiment runs for minutes and then fails to save its plot.
+pub fn output_dir(text: &str) -> Result<std::path::PathBuf, String> {
+    if text.is_empty() {
+        return Err("an empty path names no directory".into());
+    }
+    let dir = std::path::PathBuf::from(text);
+    std::fs::create_dir_all(&dir).map_err(|err| format!("cannot create {text}: {err}"))?;
+    if !dir.is_dir() {
+        return Err(format!("{text} is not a directory"));
+    }
+    writable(&dir).map_err(|err| format!("cannot write into {text}: {err}"))?;
+    Ok(dir)
+}
+
+/// clap's value parser for a file the binary writes (`--out FILE`): its
+/// directory must exist and take a new file, and the path must not name a
+/// directory. The file itself is written only by the run.
+pub fn output_file(text: &str) -> Result<std::path::PathBuf, String> {
+    if text.is_empty() {
+        return Err("an empty path names no file".into());
+    }
+    let file = std::path::PathBuf::from(text);
+    if file.is_dir() {
+        return Err(format!("{text} is a directory"));
+    }
+    let dir = match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => std::path::Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(format!("{} is not a directory", dir.display()));
+    }
+    writable(dir).map_err(|err| format!("cannot write into {}: {err}", dir.display()))?;
+    Ok(file)
+}
+
+/// Creates and removes an empty file in `dir`: the only sure test that a
+/// file can be written there (permissions, read-only mounts, /proc).
+fn writable(dir: &std::path::Path) -> io::Result<()> {
+    let probe = dir.join(format!(".write-test-{}", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)?;
+    std::fs::remove_file(&probe)
+}
+
 /// Turns the result of a binary's `run` into its exit code, printing the error
 /// (and its causes) on one line.
 pub fn exit_code(result: Result<(), Box<dyn std::error::Error>>) -> ExitCode {

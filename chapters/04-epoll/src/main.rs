@@ -114,13 +114,13 @@ mod linux {
             #[command(flatten)]
             load: LoadArgs,
             /// Write the plots into this directory.
-            #[arg(long, value_name = "DIR")]
+            #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
             plot: Option<PathBuf>,
         },
         /// What one wait costs with N idle descriptors, for poll(2) and epoll.
         PollVsEpoll {
             /// Write the plot into this directory.
-            #[arg(long, value_name = "DIR")]
+            #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
             plot: Option<PathBuf>,
         },
         /// The edge-triggered bug (one read per edge) measured against the fixes.

@@ -1,0 +1,332 @@
+//! Bad input to a chapter binary, every subcommand and every option.
+//!
+//! Each chapter's `tests/bad_input.rs` includes this file and hands it its
+//! binary. The options are not listed by hand: they are read from the
+//! binary's own `--help` and each subcommand's `--help`, so a new subcommand
+//! or option is tested the day it lands. Each option gets values chosen by
+//! its kind (a count, a rate, an address, a directory, ...) that must be
+//! refused.
+//!
+//! The rule every case must meet:
+//! * the process ends within [`LIMIT`] (a hang is a failure, not a stuck CI);
+//! * its exit status is non-zero, and not 101 (a panic) nor a signal;
+//! * stderr is exactly one line, it starts with `error: `, and it names the
+//!   option (`--connections`) or the value given;
+//! * nothing says "panicked" or offers a backtrace;
+//! * stdout is empty: nothing that looks like a result.
+
+use std::io::Read;
+use std::net::TcpListener;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long one case may run before it is killed and counted as a hang.
+pub const LIMIT: Duration = Duration::from_secs(20);
+
+/// A binary under test.
+pub struct Binary {
+    /// `env!("CARGO_BIN_EXE_chapter-0N")`.
+    pub exe: &'static str,
+    /// Subcommands left out of `--help` (`#[command(hide = true)]`), which
+    /// readers can still run.
+    pub hidden: &'static [&'static str],
+    /// `(subcommand, option)` pairs for which 0 is a meaningful value (a
+    /// deadline of 0 ms: no grace at all), so 0 is not a bad value there.
+    pub zero_ok: &'static [(&'static str, &'static str)],
+}
+
+/// One option as `--help` shows it.
+#[derive(Debug, Clone)]
+struct Opt {
+    name: String,
+    value: Option<String>,
+    text: String,
+}
+
+/// What an option takes, which decides the bad values it is given.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Kind {
+    /// A whole number with a range.
+    Integer,
+    /// A positive rate (float).
+    Rate,
+    /// Comma-separated whole numbers.
+    List,
+    /// An address to listen on.
+    Listen,
+    /// The address of a server to load.
+    Target,
+    /// One of a fixed set of names.
+    Choice,
+    /// A directory to write into.
+    Dir,
+    /// A file to write.
+    OutFile,
+    /// A file to read.
+    InFile,
+}
+
+fn kind(opt: &Opt) -> Kind {
+    let value = opt.value.as_deref().unwrap_or_default();
+    if opt.text.contains("Possible values") || opt.text.contains("[possible values") {
+        return Kind::Choice;
+    }
+    match (value, opt.name.as_str()) {
+        ("DIR", _) => Kind::Dir,
+        ("FILE", "out") => Kind::OutFile,
+        ("FILE", _) => Kind::InFile,
+        ("ADDR", _) if opt.text.contains("server's address") => Kind::Target,
+        ("ADDR", _) => Kind::Listen,
+        (_, "rate") => Kind::Rate,
+        (_, "intervals") => Kind::List,
+        _ => Kind::Integer,
+    }
+}
+
+/// The values every option of `kind` must refuse.
+fn bad_values(kind: Kind, zero_ok: bool) -> Vec<String> {
+    let mut values: Vec<&str> = match kind {
+        Kind::Integer => vec!["-5", "99999999999999999999", "abc", "", "1.5"],
+        Kind::Rate => vec!["-5", "0", "1e99", "abc", "", "NaN", "inf"],
+        Kind::List => vec!["-5", "0", "99999999999999999999", "abc", "", "7,abc"],
+        Kind::Listen | Kind::Target => {
+            vec!["nowhere", "abc", "", "-5", "127.0.0.1:99999", "127.0.0.1"]
+        }
+        Kind::Choice => vec!["abc", "", "-5"],
+        Kind::Dir => vec!["/proc/forbidden/x", "/dev/null", "/dev/null/x", ""],
+        Kind::OutFile => vec!["/proc/forbidden/x.json", "/", "/dev/null/x.json", ""],
+        Kind::InFile => vec!["/nonexistent/x.csv", "/", ""],
+    };
+    if kind == Kind::Integer && !zero_ok {
+        values.push("0");
+    }
+    values.into_iter().map(String::from).collect()
+}
+
+/// What one run printed and how it ended.
+struct Run {
+    code: Option<i32>,
+    timed_out: bool,
+    stdout: String,
+    stderr: String,
+}
+
+/// Runs `exe args`, killing it after [`LIMIT`].
+fn run(exe: &str, args: &[String]) -> Run {
+    let mut child = Command::new(exe)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = out.read_to_string(&mut text);
+        text
+    });
+    let err = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = err.read_to_string(&mut text);
+        text
+    });
+    let start = Instant::now();
+    let mut timed_out = false;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for the binary") {
+            break status;
+        }
+        if start.elapsed() > LIMIT {
+            timed_out = true;
+            let _ = child.kill();
+            break child.wait().expect("waiting for the killed binary");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    Run {
+        code: status.code(),
+        timed_out,
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    }
+}
+
+/// Checks one case against the rule; `Err` says how it broke it.
+fn check(run: &Run, option: &str, value: &str) -> Result<(), String> {
+    if run.timed_out {
+        return Err(format!("still running after {LIMIT:?}: killed"));
+    }
+    match run.code {
+        None => return Err("killed by a signal".into()),
+        Some(0) => return Err("exit status 0".into()),
+        Some(101) => return Err("exit status 101: a panic".into()),
+        Some(_) => {}
+    }
+    if run.stderr.contains("panicked") || run.stderr.contains("RUST_BACKTRACE") {
+        return Err(format!("panicked: {}", run.stderr));
+    }
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    if lines.len() != 1 {
+        return Err(format!("{} lines on stderr: {}", lines.len(), run.stderr));
+    }
+    let line = lines[0];
+    if !line.starts_with("error: ") {
+        return Err(format!("stderr does not start with 'error: ': {line}"));
+    }
+    let names_it = line.contains(option) || (!value.is_empty() && line.contains(value));
+    if !names_it {
+        return Err(format!("names neither {option} nor '{value}': {line}"));
+    }
+    if !run.stdout.is_empty() {
+        return Err(format!("printed on stdout: {}", run.stdout));
+    }
+    Ok(())
+}
+
+/// The subcommands `--help` lists under "Commands:", without `help`.
+fn subcommands(help: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|line| line.trim() != "Commands:")
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(String::from)
+        .collect()
+}
+
+/// The options `--help` lists under "Options:", each with its help text.
+fn options(help: &str) -> Vec<Opt> {
+    let mut found: Vec<Opt> = Vec::new();
+    for line in help
+        .lines()
+        .skip_while(|line| line.trim() != "Options:")
+        .skip(1)
+    {
+        let indent = line.len() - line.trim_start().len();
+        let trimmed = line.trim();
+        if indent <= 6 && trimmed.starts_with('-') {
+            let long = trimmed
+                .split([' ', ','])
+                .find(|word| word.starts_with("--"))
+                .expect("every option has a long name");
+            let value = trimmed
+                .split_once('<')
+                .and_then(|(_, rest)| rest.split_once('>'))
+                .map(|(value, _)| value.to_string());
+            // Short help puts the text on the same line as the name.
+            let text = match trimmed.split_once('>') {
+                Some((_, rest)) => rest.trim().to_string(),
+                None => String::new(),
+            };
+            found.push(Opt {
+                name: long.trim_start_matches("--").to_string(),
+                value,
+                text: text + "\n",
+            });
+        } else if let Some(last) = found.last_mut() {
+            last.text.push_str(trimmed);
+            last.text.push('\n');
+        }
+    }
+    found
+}
+
+fn help_of(exe: &str, subcommand: Option<&str>) -> String {
+    let mut args: Vec<String> = subcommand.into_iter().map(String::from).collect();
+    args.push("--help".into());
+    let run = run(exe, &args);
+    assert_eq!(run.code, Some(0), "{args:?}: {}", run.stderr);
+    run.stdout
+}
+
+/// A port on 127.0.0.1 that nothing listens on (bound, then let go).
+fn closed_port() -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.local_addr().unwrap().to_string()
+}
+
+/// Runs every bad value through every option of every subcommand of
+/// `binary`; panics with every broken case at once. Returns how many cases
+/// ran.
+pub fn check_every_option(binary: &Binary) -> usize {
+    let top = help_of(binary.exe, None);
+    let top_options = options(&top);
+    let mut commands: Vec<Option<String>> = vec![None];
+    let listed = subcommands(&top);
+    assert!(
+        !listed.is_empty(),
+        "no subcommands found in --help:\n{top}"
+    );
+    for hidden in binary.hidden {
+        assert!(
+            !listed.iter().any(|name| name == hidden),
+            "{hidden} is listed in --help now: take it out of `hidden`"
+        );
+    }
+    commands.extend(listed.into_iter().map(Some));
+    commands.extend(binary.hidden.iter().map(|name| Some(name.to_string())));
+
+    let mut cases = 0;
+    let mut failures = Vec::new();
+    for command in &commands {
+        let opts = match command {
+            None => top_options.clone(),
+            Some(name) => {
+                let opts = options(&help_of(binary.exe, Some(name)));
+                assert!(
+                    opts.iter().any(|opt| opt.name == "help"),
+                    "{name} --help lists no options"
+                );
+                // Global options are tested once, without a subcommand.
+                opts.into_iter()
+                    .filter(|opt| !top_options.iter().any(|top| top.name == opt.name))
+                    .collect()
+            }
+        };
+        let sub = command.as_deref().unwrap_or("");
+        for opt in opts.iter().filter(|opt| opt.value.is_some()) {
+            let kind = kind(opt);
+            let zero_ok = binary
+                .zero_ok
+                .iter()
+                .any(|(s, o)| *s == sub && *o == opt.name);
+            let mut values = bad_values(kind, zero_ok);
+            // An address that parses but cannot be used: in use, or with
+            // nothing listening.
+            let _taken;
+            match kind {
+                Kind::Listen => {
+                    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+                    values.push(listener.local_addr().unwrap().to_string());
+                    _taken = Some(listener);
+                }
+                Kind::Target => {
+                    values.push(closed_port());
+                    _taken = None;
+                }
+                _ => _taken = None,
+            }
+            for value in values {
+                let mut args: Vec<String> = command.iter().cloned().collect();
+                args.push("--quick".into());
+                args.push(format!("--{}", opt.name));
+                args.push(value.clone());
+                let result = run(binary.exe, &args);
+                cases += 1;
+                if let Err(why) = check(&result, &format!("--{}", opt.name), &value) {
+                    failures.push(format!("{args:?} ({kind:?}): {why}"));
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {cases} bad-input cases broke the rule:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    cases
+}

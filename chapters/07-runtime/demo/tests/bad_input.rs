@@ -1,0 +1,20 @@
+//! Bad input to every subcommand and option of `chapter-07`: one clear error
+//! line, a non-zero exit, never a panic or a hang (the rule and the values
+//! are in `chapters/01-threads/tests/support/bad_input.rs`).
+
+// Real processes: Miri runs the library's tests only.
+#![cfg(not(miri))]
+#![cfg(not(loom))]
+
+#[path = "../../../01-threads/tests/support/bad_input.rs"]
+mod support;
+
+#[test]
+fn every_option_refuses_bad_values_in_one_line() {
+    let cases = support::check_every_option(&support::Binary {
+        exe: env!("CARGO_BIN_EXE_chapter-07"),
+        hidden: &["load"],
+        zero_ok: &[("echo", "deadline-ms")],
+    });
+    eprintln!("{cases} bad-input cases");
+}
