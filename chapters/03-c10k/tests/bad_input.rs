@@ -11,6 +11,7 @@ fn every_option_refuses_bad_values_in_one_line() {
         exe: env!("CARGO_BIN_EXE_chapter-03"),
         hidden: &[],
         zero_ok: &[],
+        billion_ok: &[("serve", "max-connections")],
     });
     eprintln!("{cases} bad-input cases");
 }

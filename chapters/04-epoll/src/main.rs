@@ -156,7 +156,13 @@ mod linux {
                     ServerArg::Epoll => {
                         if let Some(limit) = fd_limit {
                             // Raise first (to the hard limit), then lower.
-                            limits::raise_fd_limit()?;
+                            let hard = limits::raise_fd_limit()?;
+                            if limit > hard {
+                                return Err(format!(
+                                    "--fd-limit {limit} is above this process's open-file limit, {hard}: it can only lower it"
+                                )
+                                .into());
+                            }
                             limits::set_fd_limit(limit)?;
                             let listener = chapter_03::server::listener(addr)
                                 .map_err(|err| format!("cannot bind {addr}: {err}"))?;

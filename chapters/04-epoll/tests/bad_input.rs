@@ -13,6 +13,7 @@ fn every_option_refuses_bad_values_in_one_line() {
         exe: env!("CARGO_BIN_EXE_chapter-04"),
         hidden: &[],
         zero_ok: &[],
+        billion_ok: &[],
     });
     eprintln!("{cases} bad-input cases");
 }

@@ -33,6 +33,9 @@ pub struct Binary {
     /// `(subcommand, option)` pairs for which 0 is a meaningful value (a
     /// deadline of 0 ms: no grace at all), so 0 is not a bad value there.
     pub zero_ok: &'static [(&'static str, &'static str)],
+    /// `(subcommand, option)` pairs for which a billion is a meaningful
+    /// value (a cap on connections: a billion means no cap).
+    pub billion_ok: &'static [(&'static str, &'static str)],
 }
 
 /// One option as `--help` shows it.
@@ -84,7 +87,7 @@ fn kind(opt: &Opt) -> Kind {
 }
 
 /// The values every option of `kind` must refuse.
-fn bad_values(kind: Kind, zero_ok: bool) -> Vec<String> {
+fn bad_values(kind: Kind, zero_ok: bool, billion_ok: bool) -> Vec<String> {
     let mut values: Vec<&str> = match kind {
         Kind::Integer => vec!["-5", "99999999999999999999", "abc", "", "1.5"],
         Kind::Rate => vec!["-5", "0", "1e99", "abc", "", "NaN", "inf"],
@@ -99,6 +102,11 @@ fn bad_values(kind: Kind, zero_ok: bool) -> Vec<String> {
     };
     if kind == Kind::Integer && !zero_ok {
         values.push("0");
+    }
+    // Fits every integer type we parse, and is absurd for a count of
+    // connections, threads, rounds or seconds.
+    if matches!(kind, Kind::Integer | Kind::List) && !billion_ok {
+        values.push("1000000000");
     }
     values.into_iter().map(String::from).collect()
 }
@@ -256,10 +264,7 @@ pub fn check_every_option(binary: &Binary) -> usize {
     let top_options = options(&top);
     let mut commands: Vec<Option<String>> = vec![None];
     let listed = subcommands(&top);
-    assert!(
-        !listed.is_empty(),
-        "no subcommands found in --help:\n{top}"
-    );
+    assert!(!listed.is_empty(), "no subcommands found in --help:\n{top}");
     for hidden in binary.hidden {
         assert!(
             !listed.iter().any(|name| name == hidden),
@@ -272,6 +277,16 @@ pub fn check_every_option(binary: &Binary) -> usize {
     let mut cases = 0;
     let mut failures = Vec::new();
     for command in &commands {
+        // Every subcommand, options or not: an unknown option, a stray word.
+        for stray in ["--no-such-option", "no-such-word"] {
+            let mut args: Vec<String> = command.iter().cloned().collect();
+            args.push(stray.into());
+            let result = run(binary.exe, &args);
+            cases += 1;
+            if let Err(why) = check(&result, stray, stray) {
+                failures.push(format!("{args:?}: {why}"));
+            }
+        }
         let opts = match command {
             None => top_options.clone(),
             Some(name) => {
@@ -289,11 +304,9 @@ pub fn check_every_option(binary: &Binary) -> usize {
         let sub = command.as_deref().unwrap_or("");
         for opt in opts.iter().filter(|opt| opt.value.is_some()) {
             let kind = kind(opt);
-            let zero_ok = binary
-                .zero_ok
-                .iter()
-                .any(|(s, o)| *s == sub && *o == opt.name);
-            let mut values = bad_values(kind, zero_ok);
+            let listed =
+                |pairs: &[(&str, &str)]| pairs.iter().any(|(s, o)| *s == sub && *o == opt.name);
+            let mut values = bad_values(kind, listed(binary.zero_ok), listed(binary.billion_ok));
             // An address that parses but cannot be used: in use, or with
             // nothing listening.
             let _taken;

@@ -15,6 +15,7 @@ fn every_option_refuses_bad_values_in_one_line() {
         exe: env!("CARGO_BIN_EXE_chapter-07"),
         hidden: &["load"],
         zero_ok: &[("echo", "deadline-ms")],
+        billion_ok: &[],
     });
     eprintln!("{cases} bad-input cases");
 }
