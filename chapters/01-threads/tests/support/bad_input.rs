@@ -161,6 +161,47 @@ fn run(exe: &str, args: &[String]) -> Run {
     }
 }
 
+/// The options the usage line of `help` requires, with their value names
+/// (`Usage: chapter-07 trace [OPTIONS] --out <FILE>`).
+fn required(help: &str) -> Vec<String> {
+    let usage = help
+        .lines()
+        .find(|line| line.starts_with("Usage:"))
+        .unwrap_or_default();
+    usage
+        .split_whitespace()
+        .filter(|word| word.starts_with("--"))
+        .map(|word| word.trim_start_matches("--").to_string())
+        .collect()
+}
+
+/// A good value for a required option, so that a bad value of another
+/// option is what the binary refuses; `None` if the test has none to give.
+fn good_value(opt: &Opt) -> Option<String> {
+    match kind(opt) {
+        Kind::Choice => {
+            // "- name: what it is" lines of long help, or "[possible values: a, b]".
+            let listed = opt.text.lines().find_map(|line| {
+                line.trim()
+                    .strip_prefix("- ")
+                    .and_then(|rest| rest.split(':').next())
+            });
+            let inline = opt
+                .text
+                .split_once("[possible values: ")
+                .and_then(|(_, rest)| rest.split([',', ']']).next());
+            listed.or(inline).map(|name| name.trim().to_string())
+        }
+        Kind::OutFile => Some(
+            std::env::temp_dir()
+                .join(format!("bad-input-{}.out", std::process::id()))
+                .display()
+                .to_string(),
+        ),
+        _ => None,
+    }
+}
+
 /// Checks one case against the rule; `Err` says how it broke it.
 fn check(run: &Run, option: &str, value: &str) -> Result<(), String> {
     if run.timed_out {
@@ -264,7 +305,10 @@ pub fn check_every_option(binary: &Binary) -> usize {
     let top_options = options(&top);
     let mut commands: Vec<Option<String>> = vec![None];
     let listed = subcommands(&top);
-    assert!(!listed.is_empty(), "no subcommands found in --help:\n{top}");
+    assert!(
+        !listed.is_empty() || !binary.hidden.is_empty(),
+        "no subcommands found in --help:\n{top}"
+    );
     for hidden in binary.hidden {
         assert!(
             !listed.iter().any(|name| name == hidden),
@@ -277,6 +321,12 @@ pub fn check_every_option(binary: &Binary) -> usize {
     let mut cases = 0;
     let mut failures = Vec::new();
     for command in &commands {
+        let help = help_of(binary.exe, command.as_deref());
+        let all = options(&help);
+        // Global or per-subcommand: `--quick` keeps a run that should have
+        // been refused short.
+        let quick = all.iter().any(|opt| opt.name == "quick");
+        let required = required(&help);
         // Every subcommand, options or not: an unknown option, a stray word.
         for stray in ["--no-such-option", "no-such-word"] {
             let mut args: Vec<String> = command.iter().cloned().collect();
@@ -290,7 +340,7 @@ pub fn check_every_option(binary: &Binary) -> usize {
         let opts = match command {
             None => top_options.clone(),
             Some(name) => {
-                let opts = options(&help_of(binary.exe, Some(name)));
+                let opts = all.clone();
                 assert!(
                     opts.iter().any(|opt| opt.name == "help"),
                     "{name} --help lists no options"
@@ -324,7 +374,16 @@ pub fn check_every_option(binary: &Binary) -> usize {
             }
             for value in values {
                 let mut args: Vec<String> = command.iter().cloned().collect();
-                args.push("--quick".into());
+                if quick {
+                    args.push("--quick".into());
+                }
+                for other in all.iter().filter(|o| o.name != opt.name) {
+                    if required.contains(&other.name) {
+                        if let Some(good) = good_value(other) {
+                            args.extend([format!("--{}", other.name), good]);
+                        }
+                    }
+                }
                 args.push(format!("--{}", opt.name));
                 args.push(value.clone());
                 let result = run(binary.exe, &args);

@@ -174,7 +174,8 @@ mod app {
             #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=100))]
             rounds: u16,
             /// wrk's connection counts
-            #[arg(long, value_delimiter = ',', default_value = "50,1000")]
+            #[arg(long, value_delimiter = ',', default_value = "50,1000",
+                  value_parser = clap::value_parser!(u32).range(1..=100_000))]
             connections: Vec<u32>,
             /// Idle keep-alive connections for the memory measurement (0: skip)
             #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(0..=15_000))]
