@@ -87,28 +87,6 @@ pub fn output_dir(text: &str) -> Result<std::path::PathBuf, String> {
     Ok(dir)
 }
 
-/// clap's value parser for a file the binary writes (`--out FILE`): its
-/// directory must exist and take a new file, and the path must not name a
-/// directory. The file itself is written only by the run.
-pub fn output_file(text: &str) -> Result<std::path::PathBuf, String> {
-    if text.is_empty() {
-        return Err("an empty path names no file".into());
-    }
-    let file = std::path::PathBuf::from(text);
-    if file.is_dir() {
-        return Err(format!("{text} is a directory"));
-    }
-    let dir = match file.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => std::path::Path::new("."),
-    };
-    if !dir.is_dir() {
-        return Err(format!("{} is not a directory", dir.display()));
-    }
-    writable(dir).map_err(|err| format!("cannot write into {}: {err}", dir.display()))?;
-    Ok(file)
-}
-
 /// Creates and removes an empty file in `dir`: the only sure test that a
 /// file can be written there (permissions, read-only mounts, /proc).
 fn writable(dir: &std::path::Path) -> io::Result<()> {

@@ -180,7 +180,7 @@ enum Command {
     /// Record every poll and park of a run with the task hooks; write a Perfetto / chrome://tracing file.
     Trace {
         /// Where to write the trace (Chrome trace-event JSON).
-        #[arg(long, value_name = "FILE", value_parser = chapter_01::console::output_file)]
+        #[arg(long, value_name = "FILE")]
         out: std::path::PathBuf,
         /// What runs while it is recorded.
         #[arg(long, value_enum, default_value_t = TopWorkload::Skewed)]
