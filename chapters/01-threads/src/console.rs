@@ -408,6 +408,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_output_dir_is_created_or_refused_in_one_line() {
+        let dir = std::env::temp_dir().join(format!("output-dir-{}/a/b", std::process::id()));
+        assert_eq!(output_dir(dir.to_str().unwrap()).unwrap(), dir);
+        assert!(dir.is_dir());
+        // The write probe leaves nothing behind.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        std::fs::remove_dir_all(dir.parent().unwrap().parent().unwrap()).unwrap();
+        for (bad, says) in [
+            ("", "empty path"),
+            ("/proc/forbidden/x", "cannot create /proc/forbidden/x"),
+            ("/dev/null", "cannot create /dev/null"),
+        ] {
+            let err = output_dir(bad).unwrap_err();
+            assert!(err.contains(says), "{bad}: {err}");
+            assert_eq!(err.lines().count(), 1, "{bad}: {err}");
+        }
+    }
+
+    #[test]
     fn json_is_flat_and_starts_with_the_experiment() {
         let mut report = Report::new("spawn-cost");
         report.add("thread_spawn_ns", "thread", 12345.0);

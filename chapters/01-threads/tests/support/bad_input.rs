@@ -359,29 +359,27 @@ pub fn check_every_option(binary: &Binary) -> usize {
             let mut values = bad_values(kind, listed(binary.zero_ok), listed(binary.billion_ok));
             // An address that parses but cannot be used: in use, or with
             // nothing listening.
-            let _taken;
-            match kind {
+            let _taken = match kind {
                 Kind::Listen => {
                     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
                     values.push(listener.local_addr().unwrap().to_string());
-                    _taken = Some(listener);
+                    Some(listener)
                 }
                 Kind::Target => {
                     values.push(closed_port());
-                    _taken = None;
+                    None
                 }
-                _ => _taken = None,
-            }
+                _ => None,
+            };
             for value in values {
                 let mut args: Vec<String> = command.iter().cloned().collect();
                 if quick {
                     args.push("--quick".into());
                 }
                 for other in all.iter().filter(|o| o.name != opt.name) {
-                    if required.contains(&other.name) {
-                        if let Some(good) = good_value(other) {
-                            args.extend([format!("--{}", other.name), good]);
-                        }
+                    if let (true, Some(good)) = (required.contains(&other.name), good_value(other))
+                    {
+                        args.extend([format!("--{}", other.name), good]);
                     }
                 }
                 args.push(format!("--{}", opt.name));
