@@ -291,10 +291,11 @@ fn help_of(exe: &str, subcommand: Option<&str>) -> String {
     run.stdout
 }
 
-/// A port on 127.0.0.1 that nothing listens on (bound, then let go).
+/// A port nothing listens on: 1 (tcpmux) is below the range any test or
+/// server of ours binds, and, unlike a port bound and let go, no other test
+/// can be handed it in the meantime.
 fn closed_port() -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap().to_string()
+    "127.0.0.1:1".into()
 }
 
 /// Runs every bad value through every option of every subcommand of
@@ -319,6 +320,7 @@ pub fn check_every_option(binary: &Binary) -> usize {
     commands.extend(binary.hidden.iter().map(|name| Some(name.to_string())));
 
     let mut cases = 0;
+    let mut options_seen = 0;
     let mut failures = Vec::new();
     for command in &commands {
         let help = help_of(binary.exe, command.as_deref());
@@ -354,6 +356,7 @@ pub fn check_every_option(binary: &Binary) -> usize {
         let sub = command.as_deref().unwrap_or("");
         for opt in opts.iter().filter(|opt| opt.value.is_some()) {
             let kind = kind(opt);
+            options_seen += 1;
             let listed =
                 |pairs: &[(&str, &str)]| pairs.iter().any(|(s, o)| *s == sub && *o == opt.name);
             let mut values = bad_values(kind, listed(binary.zero_ok), listed(binary.billion_ok));
@@ -392,6 +395,11 @@ pub fn check_every_option(binary: &Binary) -> usize {
             }
         }
     }
+    eprintln!(
+        "{}: no subcommand and {} subcommands, {options_seen} options with values, {cases} cases",
+        binary.exe,
+        commands.len() - 1
+    );
     assert!(
         failures.is_empty(),
         "{} of {cases} bad-input cases broke the rule:\n{}",
