@@ -328,6 +328,7 @@ pub fn check_every_option(binary: &Binary) -> usize {
         // Global or per-subcommand: `--quick` keeps a run that should have
         // been refused short.
         let quick = all.iter().any(|opt| opt.name == "quick");
+        let json = all.iter().any(|opt| opt.name == "json");
         let required = required(&help);
         // Every subcommand, options or not: an unknown option, a stray word.
         for stray in ["--no-such-option", "no-such-word"] {
@@ -362,6 +363,9 @@ pub fn check_every_option(binary: &Binary) -> usize {
             let mut values = bad_values(kind, listed(binary.zero_ok), listed(binary.billion_ok));
             // An address that parses but cannot be used: in use, or with
             // nothing listening.
+            // Refused after parsing, where `--json` could change what is
+            // printed: these run a second time with it.
+            let parsed = values.len();
             let _taken = match kind {
                 Kind::Listen => {
                     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -374,10 +378,23 @@ pub fn check_every_option(binary: &Binary) -> usize {
                 }
                 _ => None,
             };
-            for value in values {
+            let runs = values
+                .iter()
+                .enumerate()
+                .flat_map(|(i, value)| {
+                    let twice = i >= parsed && json;
+                    [(value, false), (value, true)]
+                        .into_iter()
+                        .take(1 + usize::from(twice))
+                })
+                .collect::<Vec<_>>();
+            for (value, with_json) in runs {
                 let mut args: Vec<String> = command.iter().cloned().collect();
                 if quick {
                     args.push("--quick".into());
+                }
+                if with_json {
+                    args.push("--json".into());
                 }
                 for other in all.iter().filter(|o| o.name != opt.name) {
                     if let (true, Some(good)) = (required.contains(&other.name), good_value(other))
@@ -389,7 +406,7 @@ pub fn check_every_option(binary: &Binary) -> usize {
                 args.push(value.clone());
                 let result = run(binary.exe, &args);
                 cases += 1;
-                if let Err(why) = check(&result, &format!("--{}", opt.name), &value) {
+                if let Err(why) = check(&result, &format!("--{}", opt.name), value) {
                     failures.push(format!("{args:?} ({kind:?}): {why}"));
                 }
             }
