@@ -361,10 +361,9 @@ pub fn check_every_option(binary: &Binary) -> usize {
             let listed =
                 |pairs: &[(&str, &str)]| pairs.iter().any(|(s, o)| *s == sub && *o == opt.name);
             let mut values = bad_values(kind, listed(binary.zero_ok), listed(binary.billion_ok));
-            // An address that parses but cannot be used: in use, or with
-            // nothing listening.
-            // Refused after parsing, where `--json` could change what is
-            // printed: these run a second time with it.
+            // An address that parses but cannot be used (in use, or with
+            // nothing listening) is refused after parsing, where `--json`
+            // changes where the narrative goes: it runs with and without.
             let parsed = values.len();
             let _taken = match kind {
                 Kind::Listen => {
