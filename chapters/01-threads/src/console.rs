@@ -69,6 +69,35 @@ fn first_line(rendered: &str) -> String {
     }
 }
 
+/// clap's value parser for a directory the binary writes into (`--plot DIR`).
+///
+/// It creates the directory and checks that a file can be written there
+/// while the arguments are read, so a bad path is refused in one line before
+/// an experiment runs for minutes and then fails to save its plot.
+pub fn output_dir(text: &str) -> Result<std::path::PathBuf, String> {
+    if text.is_empty() {
+        return Err("an empty path names no directory".into());
+    }
+    let dir = std::path::PathBuf::from(text);
+    std::fs::create_dir_all(&dir).map_err(|err| format!("cannot create {text}: {err}"))?;
+    if !dir.is_dir() {
+        return Err(format!("{text} is not a directory"));
+    }
+    writable(&dir).map_err(|err| format!("cannot write into {text}: {err}"))?;
+    Ok(dir)
+}
+
+/// Creates and removes an empty file in `dir`: the only sure test that a
+/// file can be written there (permissions, read-only mounts, /proc).
+fn writable(dir: &std::path::Path) -> io::Result<()> {
+    let probe = dir.join(format!(".write-test-{}", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)?;
+    std::fs::remove_file(&probe)
+}
+
 /// Turns the result of a binary's `run` into its exit code, printing the error
 /// (and its causes) on one line.
 pub fn exit_code(result: Result<(), Box<dyn std::error::Error>>) -> ExitCode {
@@ -377,6 +406,25 @@ pub fn group_thousands(number: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_output_dir_is_created_or_refused_in_one_line() {
+        let dir = std::env::temp_dir().join(format!("output-dir-{}/a/b", std::process::id()));
+        assert_eq!(output_dir(dir.to_str().unwrap()).unwrap(), dir);
+        assert!(dir.is_dir());
+        // The write probe leaves nothing behind.
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0);
+        std::fs::remove_dir_all(dir.parent().unwrap().parent().unwrap()).unwrap();
+        for (bad, says) in [
+            ("", "empty path"),
+            ("/proc/forbidden/x", "cannot create /proc/forbidden/x"),
+            ("/dev/null", "cannot create /dev/null"),
+        ] {
+            let err = output_dir(bad).unwrap_err();
+            assert!(err.contains(says), "{bad}: {err}");
+            assert_eq!(err.lines().count(), 1, "{bad}: {err}");
+        }
+    }
 
     #[test]
     fn json_is_flat_and_starts_with_the_experiment() {

@@ -29,7 +29,7 @@ struct Cli {
 
     /// Write SVG plots into this directory (the cache sweep; with no command,
     /// the switch costs too).
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
     plot: Option<PathBuf>,
 
     /// Repeated runs behind each median [default: 5, quick: 3].

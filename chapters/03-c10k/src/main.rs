@@ -81,7 +81,7 @@ enum Command {
         #[command(flatten)]
         load: LoadArgs,
         /// Write the plots into this directory.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
         plot: Option<PathBuf>,
     },
     /// Virtual against resident memory with default and with small thread stacks.
@@ -127,6 +127,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let mut config =
                 load.config(if quick { 200 } else { 1_000 }, if quick { 1 } else { 5 });
             config.target = addr;
+            // No server there is bad input, not a run of failed connections.
+            std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(5))
+                .map_err(|err| format!("cannot connect to {addr}: {err}"))?;
             experiments::load(&console, &config)?
         }
         Some(Command::C10k {

@@ -121,7 +121,7 @@ fn bad_input_gets_one_clear_line() {
             "cannot open",
         ),
         (
-            &["load", "--addr", "127.0.0.1:1", "--connections", "900000"][..],
+            &["load", "--addr", &taken, "--connections", "900000"][..],
             "cannot open",
         ),
         (&["serve", "--addr", &taken][..], "cannot bind"),

@@ -114,13 +114,13 @@ mod linux {
             #[command(flatten)]
             load: LoadArgs,
             /// Write the plots into this directory.
-            #[arg(long, value_name = "DIR")]
+            #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
             plot: Option<PathBuf>,
         },
         /// What one wait costs with N idle descriptors, for poll(2) and epoll.
         PollVsEpoll {
             /// Write the plot into this directory.
-            #[arg(long, value_name = "DIR")]
+            #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
             plot: Option<PathBuf>,
         },
         /// The edge-triggered bug (one read per edge) measured against the fixes.
@@ -156,7 +156,13 @@ mod linux {
                     ServerArg::Epoll => {
                         if let Some(limit) = fd_limit {
                             // Raise first (to the hard limit), then lower.
-                            limits::raise_fd_limit()?;
+                            let hard = limits::raise_fd_limit()?;
+                            if limit > hard {
+                                return Err(format!(
+                                    "--fd-limit {limit} is above this process's open-file limit, {hard}: it can only lower it"
+                                )
+                                .into());
+                            }
                             limits::set_fd_limit(limit)?;
                             let listener = chapter_03::server::listener(addr)
                                 .map_err(|err| format!("cannot bind {addr}: {err}"))?;

@@ -79,7 +79,7 @@ enum Command {
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=600))]
         duration: u64,
         /// Also draw the lateness as an SVG plot into this directory.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
         plot: Option<std::path::PathBuf>,
     },
     /// The timer heap's cost per insert and cancel, from 1,000 to 1,000,000 timers.

@@ -87,7 +87,7 @@ enum Command {
         #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=100))]
         rounds: u32,
         /// Also draw throughput and latency as SVG plots into this directory.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
         plot: Option<std::path::PathBuf>,
     },
     /// The byte size of every future in the chapter, against a fiber's stack.

@@ -93,7 +93,7 @@ enum Command {
         #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=100))]
         runs: u32,
         /// Also draw the first run's timeline as an SVG plot into this directory.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
         plot: Option<std::path::PathBuf>,
     },
     /// Interleavings loom explores per model and preemption bound, from data/loom-iterations.sh's CSV.
@@ -106,7 +106,7 @@ enum Command {
         )]
         data: std::path::PathBuf,
         /// Also draw the counts as an SVG plot into this directory.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
         plot: Option<std::path::PathBuf>,
     },
     /// Load the echo server with Chapter 3's harness (same keys as Chapter 3).
@@ -120,7 +120,7 @@ enum Command {
         #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=600))]
         duration: u32,
         /// Also draw the lateness as an SVG plot into this directory.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
         plot: Option<std::path::PathBuf>,
     },
     /// thread::sleep in a task against spawn_blocking; the long-poll detector on a blocked and a preempted poll
@@ -141,7 +141,7 @@ enum Command {
     /// The timing wheel against Chapter 5's binary heap, insert and cancel.
     Timers {
         /// Also draw the costs as an SVG plot into this directory.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
         plot: Option<std::path::PathBuf>,
     },
     /// The echo server here, Chapter 3's load from a child process, and the metrics over it, explained.
@@ -192,7 +192,7 @@ enum Command {
         #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(10..=10_000))]
         duration_ms: u64,
         /// Also draw the first 20 ms of the timeline as an SVG plot into this directory.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
         plot: Option<std::path::PathBuf>,
     },
     /// A tree of tasks spawning tasks; print what each worker did.
@@ -207,7 +207,7 @@ enum Command {
         #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=1000))]
         fanout: u32,
         /// Also run the tree once more with the trace on and draw each worker's timeline (SVG) into this directory.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
         plot: Option<std::path::PathBuf>,
     },
     /// Chained spawns and ping-pong with the LIFO slot on and off.
@@ -241,7 +241,7 @@ enum Command {
         #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
         workers: Option<u16>,
         /// Also draw the times as an SVG plot into this directory.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
         plot: Option<std::path::PathBuf>,
     },
     /// A select! loop that drops bytes (read_exact against a ticker), next to the loop fixed.
@@ -250,7 +250,7 @@ enum Command {
         #[arg(long, default_value_t = 500, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
         records: u32,
         /// Also draw the bytes lost as an SVG plot into this directory.
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
         plot: Option<std::path::PathBuf>,
     },
 }
@@ -394,6 +394,9 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
             let mut config =
                 load.config(if quick { 200 } else { 1_000 }, if quick { 1 } else { 5 });
             config.target = addr;
+            // No server there is bad input, not a run of failed connections.
+            std::net::TcpStream::connect_timeout(&addr, std::time::Duration::from_secs(5))
+                .map_err(|err| format!("cannot connect to {addr}: {err}"))?;
             ch03::load(&console, &config)?
         }
         Some(Command::Top {

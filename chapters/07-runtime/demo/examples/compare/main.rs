@@ -81,7 +81,7 @@ mod app {
             #[arg(long, value_enum, default_value_t = FlavorArg::MultiThread)]
             flavor: FlavorArg,
             /// Also draw the times as an SVG plot into this directory (multi-thread flavor)
-            #[arg(long, value_name = "DIR")]
+            #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
             plot: Option<std::path::PathBuf>,
         },
         /// The scheduler workloads on our runtime with metrics on and off
@@ -141,7 +141,7 @@ mod app {
             #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
             workers: Option<u16>,
             /// Also draw the results as an SVG plot into this directory
-            #[arg(long, value_name = "DIR")]
+            #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
             plot: Option<std::path::PathBuf>,
         },
         /// Mutex, semaphore, std::sync::Mutex, JoinSet and mpsc on both runtimes
@@ -159,7 +159,7 @@ mod app {
             #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
             workers: Option<u16>,
             /// Also draw the results as an SVG plot into this directory
-            #[arg(long, value_name = "DIR")]
+            #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
             plot: Option<std::path::PathBuf>,
         },
         /// The HTTP server (hyper) on ours and Tokio, each in its own process, under wrk
@@ -174,13 +174,14 @@ mod app {
             #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u16).range(1..=100))]
             rounds: u16,
             /// wrk's connection counts
-            #[arg(long, value_delimiter = ',', default_value = "50,1000")]
+            #[arg(long, value_delimiter = ',', default_value = "50,1000",
+                  value_parser = clap::value_parser!(u32).range(1..=100_000))]
             connections: Vec<u32>,
             /// Idle keep-alive connections for the memory measurement (0: skip)
             #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u64).range(0..=15_000))]
             idle: u64,
             /// Also draw requests/s and p99 as SVG plots into this directory
-            #[arg(long, value_name = "DIR")]
+            #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
             plot: Option<std::path::PathBuf>,
         },
         /// Run one echo server (the harness starts these as child processes)

@@ -19,7 +19,7 @@ use std::time::Duration;
 #[command(about = "Regenerates the book's benchmark appendix on this machine")]
 struct Args {
     /// The folder to write tables.md and the plots into (created if missing)
-    #[arg(long, default_value = "book/src/appendix")]
+    #[arg(long, value_name = "DIR", default_value = "book/src/appendix")]
     out: PathBuf,
     /// Small sizes: a minute or so in all (for checking, not for the book)
     #[arg(long)]

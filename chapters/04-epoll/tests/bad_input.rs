@@ -1,0 +1,19 @@
+//! Bad input to every subcommand and option of `chapter-04`: one clear error
+//! line, a non-zero exit, never a panic or a hang (the rule and the values
+//! are in `chapters/01-threads/tests/support/bad_input.rs`).
+
+#![cfg(target_os = "linux")]
+
+#[path = "../../01-threads/tests/support/bad_input.rs"]
+mod support;
+
+#[test]
+fn every_option_refuses_bad_values_in_one_line() {
+    let cases = support::check_every_option(&support::Binary {
+        exe: env!("CARGO_BIN_EXE_chapter-04"),
+        hidden: &[],
+        zero_ok: &[],
+        billion_ok: &[],
+    });
+    eprintln!("{cases} bad-input cases");
+}
