@@ -149,7 +149,12 @@ fn run_heap(ops: Vec<HeapOp>) -> Result<(), TestCaseError> {
 
 proptest! {
     // CI: 256 cases of up to 100 operations, about 0.5 s in a debug build.
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    // No regression files in the source tree: a failure prints its
+    // shrunk case, which becomes a plain unit test.
+    #![proptest_config(ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(256)
+    })]
 
     #[test]
     #[cfg_attr(miri, ignore = "safe code; thousands of cases are minutes under Miri")]
@@ -162,7 +167,12 @@ proptest! {
     // CI: 256 cases of up to 250 operations (enough inserts and cancels
     // to trigger the compaction, which starts above 64 entries), about
     // 1.5 s in a debug build.
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    // No regression files in the source tree: a failure prints its
+    // shrunk case, which becomes a plain unit test.
+    #![proptest_config(ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(256)
+    })]
 
     #[test]
     #[cfg_attr(miri, ignore = "safe code; thousands of cases are minutes under Miri")]

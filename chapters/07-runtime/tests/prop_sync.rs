@@ -516,7 +516,12 @@ fn run_mpsc(capacity: usize, ops: Vec<ChanOp>) -> Result<(), TestCaseError> {
 proptest! {
     // CI: 256 cases of up to 64 operations, for each of the two
     // properties: about 1.2 s each in a debug build.
-    #![proptest_config(ProptestConfig::with_cases(256))]
+    // No regression files in the source tree: a failure prints its
+    // shrunk case, which becomes a plain unit test.
+    #![proptest_config(ProptestConfig {
+        failure_persistence: None,
+        ..ProptestConfig::with_cases(256)
+    })]
 
     #[test]
     #[cfg_attr(miri, ignore = "covered by the semaphore's own tests under Miri; slow there")]

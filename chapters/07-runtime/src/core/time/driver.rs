@@ -285,7 +285,12 @@ mod proptests {
 
     proptest! {
         // CI: 1024 cases, a few milliseconds.
-        #![proptest_config(ProptestConfig::with_cases(1024))]
+        // No regression files in the source tree: a failure prints its
+        // shrunk case, which becomes a plain unit test.
+        #![proptest_config(ProptestConfig {
+            failure_persistence: None,
+            ..ProptestConfig::with_cases(1024)
+        })]
         #[test]
         fn a_deadline_in_ms_is_rounded_up_never_wrapped(
             secs in prop_oneof![0u64..10_000, 0u64..(1u64 << 62), (1u64 << 54)..(1u64 << 56)],

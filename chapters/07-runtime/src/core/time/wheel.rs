@@ -602,7 +602,10 @@ mod proptests {
         Near(u64),
         /// The next multiple of 64^level ms (1..=6: a cascade boundary),
         /// plus -1, 0 or +1.
-        Boundary { level: u32, off: i8 },
+        Boundary {
+            level: u32,
+            off: i8,
+        },
         /// Anywhere up to ~2^40 ms ahead (several top-level turns).
         Far(u64),
         /// The next deadline the model holds (exactly due), or `Near(1)`.
@@ -750,7 +753,10 @@ mod proptests {
             }
             // The next expiration is after now and no later than the
             // earliest deadline (a higher slot cascades before it).
-            match (wheel.next_expiration(), model.values().map(|&(d, _)| d).min()) {
+            match (
+                wheel.next_expiration(),
+                model.values().map(|&(d, _)| d).min(),
+            ) {
                 (None, None) => {}
                 (Some(next), Some(earliest)) => {
                     prop_assert!(next > now, "next {} not after now {}", next, now);
@@ -766,7 +772,12 @@ mod proptests {
 
     proptest! {
         // CI: 256 cases of up to 64 steps, about 1.5 s in a debug build.
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        // No regression files in the source tree: a failure prints its
+        // shrunk case, which becomes a plain unit test.
+        #![proptest_config(ProptestConfig {
+            failure_persistence: None,
+            ..ProptestConfig::with_cases(256)
+        })]
         #[test]
         #[cfg_attr(miri, ignore = "safe code, and minutes under Miri")]
         fn the_wheel_fires_what_the_model_says(ops in proptest::collection::vec(op(), 1..64)) {

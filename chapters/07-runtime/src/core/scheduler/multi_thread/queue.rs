@@ -718,8 +718,8 @@ mod loom_queue {
 /// The rings may start at any index, so the `u32` positions wrap.
 #[cfg(all(test, not(loom)))]
 mod proptests {
-    use super::*;
     use super::super::super::inject::Inject;
+    use super::*;
     use proptest::prelude::*;
     use std::collections::VecDeque;
 
@@ -840,7 +840,12 @@ mod proptests {
     proptest! {
         // CI: 256 cases of up to 48 operations (a push is up to 300
         // tasks), about 1 s in a debug build.
-        #![proptest_config(ProptestConfig::with_cases(256))]
+        // No regression files in the source tree: a failure prints its
+        // shrunk case, which becomes a plain unit test.
+        #![proptest_config(ProptestConfig {
+            failure_persistence: None,
+            ..ProptestConfig::with_cases(256)
+        })]
         #[test]
         #[cfg_attr(miri, ignore = "thousands of pushes per case: minutes under Miri")]
         fn the_ring_moves_tasks_as_a_vecdeque_does(
