@@ -113,8 +113,9 @@ impl TimeHandle {
     fn deadline_ms(&self, deadline: Instant) -> u64 {
         let since = deadline.saturating_duration_since(self.start);
         let ms = since.as_nanos().div_ceil(1_000_000);
-        // Beyond u64::MAX ms (585 million years) saturate: a cast would
-        // wrap to a short deadline, and the timer would fire early.
+        // Beyond u64::MAX ms (585 million years) saturate, as Tokio's
+        // `instant_to_tick` does: a cast would wrap to a short deadline,
+        // and the timer would fire early.
         u64::try_from(ms).unwrap_or(u64::MAX)
     }
     // ANCHOR_END: deadline_ms
@@ -276,10 +277,13 @@ mod proptests {
             return Ok(());
         };
         let ms = time.deadline_ms(deadline);
-        // Rounded up, saturating at u64::MAX: never early.
-        let exact = duration.as_nanos().div_ceil(1_000_000);
-        let expected = u64::try_from(exact).unwrap_or(u64::MAX);
-        prop_assert_eq!(ms, expected, "{:?}", duration);
+        let nanos = duration.as_nanos();
+        let at = u128::from(ms) * 1_000_000;
+        // Never early: the millisecond starts at or after the deadline,
+        // unless the deadline is beyond the last one, u64::MAX.
+        prop_assert!(at >= nanos || ms == u64::MAX, "{:?} -> {} ms", duration, ms);
+        // Less than a millisecond late.
+        prop_assert!(at < nanos + 1_000_000, "{:?} -> {} ms", duration, ms);
         Ok(())
     }
 
