@@ -288,7 +288,7 @@ mod proptests {
     }
 
     proptest! {
-        // CI: 1024 cases, a few milliseconds.
+        // CI: 1024 cases, about 0.1 s in a debug build.
         // No regression files in the source tree: a failure prints its
         // shrunk case, which becomes a plain unit test.
         #![proptest_config(ProptestConfig {
@@ -296,6 +296,7 @@ mod proptests {
             ..ProptestConfig::with_cases(1024)
         })]
         #[test]
+        #[cfg_attr(miri, ignore = "arithmetic only; a thousand cases are slow under Miri")]
         fn a_deadline_in_ms_is_rounded_up_never_wrapped(
             secs in prop_oneof![0u64..10_000, 0u64..(1u64 << 62), (1u64 << 54)..(1u64 << 56)],
             nanos in prop_oneof![Just(0u32), 0u32..1_000_000_000],
