@@ -148,7 +148,7 @@ fn run_heap(ops: Vec<HeapOp>) -> Result<(), TestCaseError> {
 }
 
 proptest! {
-    // CI: 256 cases of up to 100 operations, about 0.5 s in a debug build.
+    // CI: 256 cases of up to 100 operations, about 0.6 s in a debug build.
     // No regression files in the source tree: a failure prints its
     // shrunk case, which becomes a plain unit test.
     #![proptest_config(ProptestConfig {
@@ -166,7 +166,7 @@ proptest! {
 proptest! {
     // CI: 256 cases of up to 250 operations (enough inserts and cancels
     // to trigger the compaction, which starts above 64 entries), about
-    // 1.5 s in a debug build.
+    // 1.2 s in a debug build.
     // No regression files in the source tree: a failure prints its
     // shrunk case, which becomes a plain unit test.
     #![proptest_config(ProptestConfig {

@@ -771,7 +771,7 @@ mod proptests {
     }
 
     proptest! {
-        // CI: 256 cases of up to 64 steps, about 1.5 s in a debug build.
+        // CI: 256 cases of up to 64 steps, about 1 s in a debug build.
         // No regression files in the source tree: a failure prints its
         // shrunk case, which becomes a plain unit test.
         #![proptest_config(ProptestConfig {

@@ -839,7 +839,7 @@ mod proptests {
 
     proptest! {
         // CI: 256 cases of up to 48 operations (a push is up to 300
-        // tasks), about 1 s in a debug build.
+        // tasks), about 0.7 s in a debug build.
         // No regression files in the source tree: a failure prints its
         // shrunk case, which becomes a plain unit test.
         #![proptest_config(ProptestConfig {
