@@ -151,11 +151,22 @@ fn sem_op() -> impl Strategy<Value = SemOp> {
 type AcquireFuture<'a> =
     Pin<Box<dyn Future<Output = Result<SemaphorePermit<'a>, AcquireError>> + 'a>>;
 
+/// An acquire or reserve that is waiting: its future, and where the model
+/// says it stands.
 struct Pending<F> {
     id: usize,
     need: usize,
     stand: Stand,
     future: F,
+}
+
+/// Marks the waiters the model just served.
+fn mark_served<F>(pending: &mut [Pending<F>], served: &[usize]) {
+    for p in pending.iter_mut() {
+        if served.contains(&p.id) {
+            p.stand = Stand::Served;
+        }
+    }
 }
 
 fn run_semaphore(initial: usize, ops: Vec<SemOp>) -> Result<(), TestCaseError> {
@@ -165,15 +176,6 @@ fn run_semaphore(initial: usize, ops: Vec<SemOp>) -> Result<(), TestCaseError> {
     let mut held: Vec<SemaphorePermit<'_>> = Vec::new();
     let mut next_id = 0;
     let mut cx = cx();
-
-    // Applies the model's "served" list to the outstanding futures.
-    fn mark_served<F>(pending: &mut [Pending<F>], served: &[usize]) {
-        for p in pending.iter_mut() {
-            if served.contains(&p.id) {
-                p.stand = Stand::Served;
-            }
-        }
-    }
 
     for op in ops {
         let mut served = Vec::new();
@@ -483,11 +485,7 @@ fn run_mpsc(capacity: usize, ops: Vec<ChanOp>) -> Result<(), TestCaseError> {
                 }
             }
         }
-        for p in pending.iter_mut() {
-            if served.contains(&p.id) {
-                p.stand = Stand::Served;
-            }
-        }
+        mark_served(&mut pending, &served);
         prop_assert_eq!(tx.capacity(), model.free, "after {:?}", op);
         let in_line: usize = model.line.iter().map(|w| w.assigned).sum();
         let waiting: usize = pending
