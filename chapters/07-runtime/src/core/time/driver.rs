@@ -112,12 +112,11 @@ impl TimeHandle {
     // ANCHOR: deadline_ms
     fn deadline_ms(&self, deadline: Instant) -> u64 {
         let since = deadline.saturating_duration_since(self.start);
-        let ms = since.as_millis() as u64;
-        if since.subsec_nanos().is_multiple_of(1_000_000) {
-            ms
-        } else {
-            ms + 1
-        }
+        let ms = since.as_nanos().div_ceil(1_000_000);
+        // Beyond u64::MAX ms (585 million years) saturate, as Tokio's
+        // `instant_to_tick` does: a cast would wrap to a short deadline,
+        // and the timer would fire early.
+        u64::try_from(ms).unwrap_or(u64::MAX)
     }
     // ANCHOR_END: deadline_ms
 
@@ -262,5 +261,55 @@ mod loom_timer {
             assert_eq!(wheel.pending(), 0);
             assert_ne!(wheel.state(key), Some(TimerState::Pending));
         });
+    }
+}
+
+/// A deadline in whole milliseconds is never before the instant it stands
+/// for, whatever the duration, up to the largest an `Instant` can hold.
+#[cfg(all(test, not(loom)))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn check(duration: Duration) -> Result<(), TestCaseError> {
+        let time = TimeHandle::new(Clock::new(false, false));
+        let Some(deadline) = time.start.checked_add(duration) else {
+            return Ok(());
+        };
+        let ms = time.deadline_ms(deadline);
+        let nanos = duration.as_nanos();
+        let at = u128::from(ms) * 1_000_000;
+        // Never early: the millisecond starts at or after the deadline,
+        // unless the deadline is beyond the last one, u64::MAX.
+        prop_assert!(at >= nanos || ms == u64::MAX, "{:?} -> {} ms", duration, ms);
+        // Less than a millisecond late.
+        prop_assert!(at < nanos + 1_000_000, "{:?} -> {} ms", duration, ms);
+        Ok(())
+    }
+
+    proptest! {
+        // CI: 1024 cases, about 0.1 s in a debug build.
+        // No regression files in the source tree: a failure prints its
+        // shrunk case, which becomes a plain unit test.
+        #![proptest_config(ProptestConfig {
+            failure_persistence: None,
+            ..ProptestConfig::with_cases(1024)
+        })]
+        #[test]
+        #[cfg_attr(miri, ignore = "arithmetic only; a thousand cases are slow under Miri")]
+        fn a_deadline_in_ms_is_rounded_up_never_wrapped(
+            secs in prop_oneof![0u64..10_000, 0u64..(1u64 << 62), (1u64 << 54)..(1u64 << 56)],
+            nanos in prop_oneof![Just(0u32), 0u32..1_000_000_000],
+        ) {
+            check(Duration::new(secs, nanos))?;
+        }
+    }
+
+    #[test]
+    fn a_duration_too_long_for_u64_ms_is_not_wrapped_to_a_short_one() {
+        // ceil(2^64 / 1000) s is 2^64 + 384 ms: truncated to u64, 384 ms.
+        check(Duration::from_secs(18_446_744_073_709_552)).unwrap();
+        check(Duration::ZERO).unwrap();
+        check(Duration::from_nanos(1)).unwrap();
     }
 }

@@ -568,3 +568,220 @@ mod tests {
         assert_eq!(now, far);
     }
 }
+
+/// The wheel against a plain model: a map from each pending timer to its
+/// deadline. Random inserts, cancels, resets (a cancel and an insert, as
+/// `Sleep::reset` does) and advances, with deadlines and advances aimed at
+/// the slot and level boundaries where cascading happens; after every step
+/// the fired timers, the pending count and the next expiration must agree
+/// with the model.
+#[cfg(all(test, not(loom)))]
+mod proptests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+    use std::task::Wake;
+
+    /// A waker that writes its timer's id into a shared log when woken.
+    struct Logger {
+        id: usize,
+        log: Arc<Mutex<Vec<usize>>>,
+    }
+    impl Wake for Logger {
+        fn wake(self: Arc<Self>) {
+            self.log.lock().unwrap().push(self.id);
+        }
+    }
+
+    /// Where a generated deadline or advance lands, relative to the
+    /// wheel's current time.
+    #[derive(Debug, Clone)]
+    enum When {
+        /// `elapsed + n`, n in 0..200 (0: already due).
+        Near(u64),
+        /// The next multiple of 64^level ms (1..=6: a cascade boundary),
+        /// plus -1, 0 or +1.
+        Boundary {
+            level: u32,
+            off: i8,
+        },
+        /// Anywhere up to ~2^40 ms ahead (several top-level turns).
+        Far(u64),
+        /// The next deadline the model holds (exactly due), or `Near(1)`.
+        NextDeadline,
+        /// Fixed points: 0 ms, the far future of `Duration::MAX` (30
+        /// years, in ms) and `u64::MAX`.
+        Zero,
+        FarFuture,
+        Max,
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        Insert(When),
+        /// Cancel the n-th live timer (modulo the number live).
+        Cancel(usize),
+        /// Cancel the n-th live timer and insert it again at `When`.
+        Reset(usize, When),
+        /// Advance time to `When` (never backwards, never past 2^44 ms).
+        Advance(When),
+    }
+
+    fn when() -> impl Strategy<Value = When> {
+        prop_oneof![
+            4 => (0u64..200).prop_map(When::Near),
+            4 => (1u32..=6, -1i8..=1).prop_map(|(level, off)| When::Boundary { level, off }),
+            1 => (0u64..(1 << 40)).prop_map(When::Far),
+            3 => Just(When::NextDeadline),
+            1 => Just(When::Zero),
+            1 => Just(When::FarFuture),
+            1 => Just(When::Max),
+        ]
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => when().prop_map(Op::Insert),
+            2 => any::<usize>().prop_map(Op::Cancel),
+            1 => (any::<usize>(), when()).prop_map(|(n, w)| Op::Reset(n, w)),
+            3 => when().prop_map(Op::Advance),
+        ]
+    }
+
+    /// 30 years in ms: what `sleep(Duration::MAX)` becomes (see sleep.rs).
+    const FAR_FUTURE_MS: u64 = 86_400 * 365 * 30 * 1000;
+    /// Advances stop here, so that a test never walks the overflow list
+    /// through millions of top-level turns.
+    const TIME_LIMIT: u64 = 1 << 44;
+
+    fn resolve(when: &When, now: u64, model: &BTreeMap<usize, (u64, TimerKey)>) -> u64 {
+        match *when {
+            When::Near(n) => now + n,
+            When::Boundary { level, off } => {
+                // A multiple of 64^level ms: where a level-`level` slot
+                // starts, and (level 6) where a top-level turn starts.
+                let width = 1u64 << (SLOT_BITS * level);
+                ((now / width + 1) * width).saturating_add_signed(i64::from(off))
+            }
+            When::Far(n) => now + n,
+            When::NextDeadline => model.values().map(|&(d, _)| d).min().unwrap_or(now + 1),
+            When::Zero => 0,
+            When::FarFuture => FAR_FUTURE_MS,
+            When::Max => u64::MAX,
+        }
+    }
+
+    fn run(ops: Vec<Op>) -> Result<(), TestCaseError> {
+        let mut wheel = Wheel::new();
+        let log = Arc::new(Mutex::new(Vec::new()));
+        // id -> (deadline, key), for every timer pending in the model.
+        let mut model: BTreeMap<usize, (u64, TimerKey)> = BTreeMap::new();
+        let mut deadlines: Vec<u64> = Vec::new();
+        let mut now = 0u64;
+        for op in ops {
+            let mut insert = |wheel: &mut Wheel, model: &mut BTreeMap<_, _>, deadline: u64| {
+                let id = deadlines.len();
+                deadlines.push(deadline);
+                let waker = Waker::from(Arc::new(Logger {
+                    id,
+                    log: log.clone(),
+                }));
+                match wheel.insert(deadline, waker) {
+                    Some(key) => {
+                        prop_assert!(deadline > now, "inserted a deadline already due");
+                        model.insert(id, (deadline, key));
+                    }
+                    None => prop_assert!(deadline <= now, "refused a future deadline"),
+                }
+                Ok(())
+            };
+            match op {
+                Op::Insert(w) => {
+                    let deadline = resolve(&w, now, &model);
+                    insert(&mut wheel, &mut model, deadline)?;
+                }
+                Op::Cancel(n) | Op::Reset(n, _) if model.is_empty() => {
+                    let _ = n;
+                }
+                Op::Cancel(n) => {
+                    let id = *model.keys().nth(n % model.len()).unwrap();
+                    let (_, key) = model.remove(&id).unwrap();
+                    wheel.remove(key);
+                    prop_assert_eq!(wheel.state(key), None);
+                }
+                Op::Reset(n, w) => {
+                    let id = *model.keys().nth(n % model.len()).unwrap();
+                    let (_, key) = model.remove(&id).unwrap();
+                    wheel.remove(key);
+                    let deadline = resolve(&w, now, &model);
+                    insert(&mut wheel, &mut model, deadline)?;
+                }
+                Op::Advance(w) => {
+                    let to = resolve(&w, now, &model).clamp(now, TIME_LIMIT.max(now));
+                    let mut fired = Vec::new();
+                    wheel.advance(to, &mut fired);
+                    fired.into_iter().for_each(Waker::wake);
+                    let woken = std::mem::take(&mut *log.lock().unwrap());
+                    // Exactly the timers due, each once, in deadline order.
+                    let due: Vec<usize> = model
+                        .iter()
+                        .filter(|(_, (d, _))| *d <= to)
+                        .map(|(&id, _)| id)
+                        .collect();
+                    let mut sorted = woken.clone();
+                    sorted.sort_unstable();
+                    prop_assert_eq!(&sorted, &due, "fired at {} (from {})", to, now);
+                    for pair in woken.windows(2) {
+                        prop_assert!(
+                            deadlines[pair[0]] <= deadlines[pair[1]],
+                            "out of order: {:?}",
+                            woken.iter().map(|&i| deadlines[i]).collect::<Vec<_>>()
+                        );
+                    }
+                    for id in due {
+                        let (_, key) = model.remove(&id).unwrap();
+                        prop_assert_eq!(wheel.state(key), Some(TimerState::Fired));
+                        wheel.remove(key);
+                    }
+                    now = to;
+                }
+            }
+            prop_assert_eq!(wheel.pending(), model.len());
+            for (_, key) in model.values() {
+                prop_assert_eq!(wheel.state(*key), Some(TimerState::Pending));
+            }
+            // The next expiration is after now and no later than the
+            // earliest deadline (a higher slot cascades before it).
+            match (
+                wheel.next_expiration(),
+                model.values().map(|&(d, _)| d).min(),
+            ) {
+                (None, None) => {}
+                (Some(next), Some(earliest)) => {
+                    prop_assert!(next > now, "next {} not after now {}", next, now);
+                    prop_assert!(next <= earliest, "next {} after {}", next, earliest);
+                }
+                (next, earliest) => {
+                    prop_assert!(false, "next {:?}, earliest deadline {:?}", next, earliest)
+                }
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        // CI: 256 cases of up to 64 steps, about 1 s in a debug build.
+        // No regression files in the source tree: a failure prints its
+        // shrunk case, which becomes a plain unit test.
+        #![proptest_config(ProptestConfig {
+            failure_persistence: None,
+            ..ProptestConfig::with_cases(256)
+        })]
+        #[test]
+        #[cfg_attr(miri, ignore = "safe code, and minutes under Miri")]
+        fn the_wheel_fires_what_the_model_says(ops in proptest::collection::vec(op(), 1..64)) {
+            run(ops)?;
+        }
+    }
+}

@@ -710,3 +710,150 @@ mod loom_queue {
         });
     }
 }
+
+/// The ring against a plain model: a `VecDeque` per queue and one for the
+/// inject queue. Two workers' rings, driven one operation at a time
+/// (concurrent interleavings are loom's job, above): push with overflow,
+/// push if room, pop, steal half either way, and the inject queue popped.
+/// The rings may start at any index, so the `u32` positions wrap.
+#[cfg(all(test, not(loom)))]
+mod proptests {
+    use super::super::super::inject::Inject;
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::VecDeque;
+
+    /// Both ends of a ring whose head and tail start at `start`.
+    fn local_at(start: u32) -> (Steal<u32>, Local<u32>) {
+        let buffer = (0..CAPACITY)
+            .map(|_| UnsafeCell::new(MaybeUninit::uninit()))
+            .collect::<Vec<_>>()
+            .into_boxed_slice();
+        let inner = Arc::new(RingBuffer {
+            head: AtomicU64::new(pack(start, start)),
+            tail: AtomicU32::new(start),
+            buffer,
+        });
+        (Steal(inner.clone()), Local { inner })
+    }
+
+    #[derive(Debug, Clone)]
+    enum Op {
+        /// Push `n` tasks (1..=300: enough to fill a ring) with overflow.
+        Push(usize, u16),
+        PushIfRoom(usize),
+        Pop(usize),
+        /// The other worker steals from worker `n`.
+        Steal(usize),
+        /// A worker takes from the inject queue.
+        PopInject,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        prop_oneof![
+            4 => (0usize..2, 1u16..=300).prop_map(|(q, n)| Op::Push(q, n)),
+            1 => (0usize..2).prop_map(Op::PushIfRoom),
+            3 => (0usize..2).prop_map(Op::Pop),
+            2 => (0usize..2).prop_map(Op::Steal),
+            1 => Just(Op::PopInject),
+        ]
+    }
+
+    fn run(starts: [u32; 2], ops: Vec<Op>) -> Result<(), TestCaseError> {
+        let (s0, l0) = local_at(starts[0]);
+        let (s1, l1) = local_at(starts[1]);
+        let steals = [s0, s1];
+        let mut locals = [l0, l1];
+        let inject = Inject::new();
+        let mut model: [VecDeque<u32>; 2] = [VecDeque::new(), VecDeque::new()];
+        let mut model_inject: VecDeque<u32> = VecDeque::new();
+        let mut next = 0u32;
+        for op in ops {
+            match op {
+                Op::Push(q, n) => {
+                    for _ in 0..n {
+                        let task = next;
+                        next += 1;
+                        let overflowed = locals[q].push_back_or_overflow(task, &inject);
+                        if model[q].len() < CAPACITY {
+                            prop_assert!(!overflowed);
+                            model[q].push_back(task);
+                        } else {
+                            // The newer half and the new task, in order.
+                            prop_assert!(overflowed);
+                            let newer = model[q].split_off(CAPACITY - HALF as usize);
+                            model_inject.extend(newer);
+                            model_inject.push_back(task);
+                        }
+                    }
+                }
+                Op::PushIfRoom(q) => {
+                    let task = next;
+                    next += 1;
+                    let result = locals[q].push_back_if_room(task);
+                    if model[q].len() < CAPACITY {
+                        prop_assert_eq!(result, Ok(()));
+                        model[q].push_back(task);
+                    } else {
+                        prop_assert_eq!(result, Err(task));
+                    }
+                }
+                Op::Pop(q) => prop_assert_eq!(locals[q].pop(), model[q].pop_front()),
+                Op::Steal(victim) => {
+                    let thief = 1 - victim;
+                    let [a, b] = &mut locals;
+                    let dst = if thief == 0 { a } else { b };
+                    let got = steals[victim].steal_into(dst);
+                    // Refused into a queue more than half full; otherwise
+                    // the older half, rounded up, the last of it returned.
+                    let n = model[victim].len();
+                    let expected = if model[thief].len() > HALF as usize || n == 0 {
+                        None
+                    } else {
+                        let take = n - n / 2;
+                        let mut stolen: VecDeque<u32> = model[victim].drain(..take).collect();
+                        let last = stolen.pop_back();
+                        model[thief].extend(stolen);
+                        last
+                    };
+                    prop_assert_eq!(got, expected);
+                }
+                Op::PopInject => prop_assert_eq!(inject.pop(), model_inject.pop_front()),
+            }
+            for q in 0..2 {
+                prop_assert_eq!(locals[q].len(), model[q].len());
+                prop_assert_eq!(locals[q].remaining_slots(), CAPACITY - model[q].len());
+                prop_assert_eq!(steals[q].is_empty(), model[q].is_empty());
+            }
+            prop_assert_eq!(inject.len(), model_inject.len());
+        }
+        // What is left comes out in the model's order: nothing lost or
+        // duplicated.
+        for q in 0..2 {
+            let rest: Vec<u32> = std::iter::from_fn(|| locals[q].pop()).collect();
+            prop_assert_eq!(rest, Vec::from(std::mem::take(&mut model[q])));
+        }
+        prop_assert_eq!(inject.drain(), Vec::from(model_inject));
+        Ok(())
+    }
+
+    proptest! {
+        // CI: 256 cases of up to 48 operations (a push is up to 300
+        // tasks), about 0.7 s in a debug build.
+        // No regression files in the source tree: a failure prints its
+        // shrunk case, which becomes a plain unit test.
+        #![proptest_config(ProptestConfig {
+            failure_persistence: None,
+            ..ProptestConfig::with_cases(256)
+        })]
+        #[test]
+        #[cfg_attr(miri, ignore = "thousands of pushes per case: minutes under Miri")]
+        fn the_ring_moves_tasks_as_a_vecdeque_does(
+            starts in [prop_oneof![Just(0u32), Just(u32::MAX - 100), any::<u32>()],
+                       prop_oneof![Just(0u32), Just(u32::MAX - 100), any::<u32>()]],
+            ops in proptest::collection::vec(op(), 1..48),
+        ) {
+            run(starts, ops)?;
+        }
+    }
+}
