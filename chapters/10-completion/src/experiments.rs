@@ -2,7 +2,7 @@
 //!
 //! `probe` asks the kernel what it offers; `overflow` makes the completion
 //! ring overflow and counts that nothing is lost; `steps` puts the io_uring
-//! server's three steps (and Chapter 4's epoll server, for reference)
+//! server's four steps (and Chapter 4's epoll server, for reference)
 //! through Chapter 3's harness; the race is in [`crate::race`].
 
 use std::io;
@@ -233,7 +233,7 @@ pub fn overflow(console: &Console, cq_entries: u32, operations: usize) -> Outcom
     Ok(report)
 }
 
-/// `steps`: epoll, then the io_uring server's three steps, same load.
+/// `steps`: epoll, then the io_uring server's four steps, same load.
 pub fn steps(console: &Console, config: &LoadConfig) -> Outcome {
     console.say(format!(
         "The same load on epoll and on each step of the io_uring server: {} connections, {}-byte messages, {} s each",

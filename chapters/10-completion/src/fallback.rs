@@ -36,8 +36,8 @@ pub fn forced_by_env() -> bool {
 
 /// An echo server on one of the two mechanisms.
 pub enum Echo {
-    /// This chapter's server.
-    Uring(UringServer),
+    /// This chapter's server (boxed: it is the larger by far).
+    Uring(Box<UringServer>),
     /// Chapter 4's, edge-triggered, and why io_uring was not used.
     Epoll(EpollServer, String),
 }
@@ -49,14 +49,18 @@ pub fn start(listener: TcpListener, options: Options, force: bool) -> io::Result
     let why = if force || forced_by_env() {
         format!("io_uring switched off (--force-fallback or {NO_URING_ENV}=1)")
     } else {
-        match Ring::new(options.sq_entries, options.cq_entries) {
+        let ring = if options.defer_taskrun {
+            Ring::new_deferred(options.sq_entries, options.cq_entries)
+        } else {
+            Ring::new(options.sq_entries, options.cq_entries)
+        };
+        match ring {
             Err(err) if uring::is_refused(&err) => format!("io_uring refused by the kernel: {err}"),
             Err(err) => return Err(err),
             Ok(ring) => match ring.probe() {
                 Ok(opcodes) if opcodes.can_echo() => {
-                    return Ok(Echo::Uring(UringServer::with_ring(
-                        ring, listener, options,
-                    )?));
+                    let server = UringServer::with_ring(ring, listener, options)?;
+                    return Ok(Echo::Uring(Box::new(server)));
                 }
                 Ok(_) => "this kernel's io_uring lacks an operation the server needs".to_string(),
                 Err(err) => format!("cannot probe io_uring's operations: {err}"),

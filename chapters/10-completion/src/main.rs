@@ -34,7 +34,7 @@ mod linux {
     /// io_uring, by hand, beside Chapter 4's epoll loop.
     ///
     /// With no command, runs the guided demo (what the kernel offers, the
-    /// completion queue overflowing without loss, the server's three steps,
+    /// completion queue overflowing without loss, the server's four steps,
     /// and a race of four servers). Use --release:
     /// `cargo run --release -p chapter-10`.
     #[derive(Debug, Parser)]
@@ -70,6 +70,8 @@ mod linux {
         Multishot,
         /// Multishot accept and provided buffers.
         Buffers,
+        /// All that, and the kernel's deferred work only inside our io_uring_enter.
+        Deferred,
     }
 
     impl From<StepArg> for Step {
@@ -78,6 +80,7 @@ mod linux {
                 StepArg::Basic => Step::Basic,
                 StepArg::Multishot => Step::Multishot,
                 StepArg::Buffers => Step::Buffers,
+                StepArg::Deferred => Step::Deferred,
             }
         }
     }
@@ -105,6 +108,9 @@ mod linux {
             /// Lower the open-file limit to this many descriptors (to watch EMFILE).
             #[arg(long, value_parser = clap::value_parser!(u64).range(16..))]
             fd_limit: Option<u64>,
+            /// Let the kernel finish operations only inside our io_uring_enter (DEFER_TASKRUN).
+            #[arg(long)]
+            defer_taskrun: bool,
         },
         /// Which io_uring operations this kernel has.
         Probe,
@@ -117,7 +123,7 @@ mod linux {
             #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
             operations: u32,
         },
-        /// The io_uring server's three steps through Chapter 3's harness, in one run.
+        /// The io_uring server's four steps through Chapter 3's harness, in one run.
         Steps {
             #[command(flatten)]
             load: LoadArgs,
@@ -162,6 +168,7 @@ mod linux {
                 force_fallback,
                 cq_entries,
                 fd_limit,
+                defer_taskrun,
             }) => {
                 limits::raise_fd_limit()?;
                 if let Some(limit) = fd_limit {
@@ -174,21 +181,23 @@ mod linux {
                 let listener = chapter_03::server::listener(addr)
                     .map_err(|err| format!("cannot bind {addr}: {err}"))?;
                 let mut options: Options = Step::from(mode).options();
+                options.defer_taskrun |= defer_taskrun;
                 if let Some(cq) = cq_entries {
                     options.cq_entries = cq;
                     options.sq_entries = options.sq_entries.min(cq);
                 }
-                return Ok(match server {
+                match server {
                     ServerArg::Epoll => {
                         let server = chapter_04::server::EpollServer::new(
                             listener,
                             chapter_04::connection::Mode::Edge,
                         )?;
                         chapter_03::server::announce(server.local_addr()?)?;
-                        server.run()?
+                        server.run()?;
                     }
                     _ => chapter_10::fallback::serve(listener, options, force_fallback)?,
-                });
+                }
+                return Ok(());
             }
             Some(Command::Probe) => experiments::probe(&console)?,
             Some(Command::Overflow {

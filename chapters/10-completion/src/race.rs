@@ -71,6 +71,11 @@ pub struct Syscalls {
     pub total: u64,
     /// `io_uring_enter` calls among them.
     pub io_uring_enter: u64,
+    /// Operations that found their socket not ready and armed a poll
+    /// (to be finished when it becomes ready).
+    pub poll_arms: u64,
+    /// Operations handed to the kernel's worker threads (io-wq).
+    pub async_work: u64,
 }
 
 /// `perf stat` attached to the server for the load phase.
@@ -85,7 +90,8 @@ impl Counter {
                 "stat",
                 "-x,",
                 "-e",
-                "raw_syscalls:sys_enter,syscalls:sys_enter_io_uring_enter",
+                "raw_syscalls:sys_enter,syscalls:sys_enter_io_uring_enter,\
+                 io_uring:io_uring_poll_arm,io_uring:io_uring_queue_async_work",
                 "-p",
                 &pid.to_string(),
             ])
@@ -113,12 +119,27 @@ impl Counter {
         Some(Syscalls {
             total: count("raw_syscalls:sys_enter")?,
             io_uring_enter: count("syscalls:sys_enter_io_uring_enter").unwrap_or(0),
+            poll_arms: count("io_uring:io_uring_poll_arm").unwrap_or(0),
+            async_work: count("io_uring:io_uring_queue_async_work").unwrap_or(0),
         })
     }
 }
 
+/// CPU time (user + system) the process `pid` has used, all its threads, in µs.
+pub fn cpu_time_us(pid: u32) -> Option<f64> {
+    // Fields 14 and 15 of /proc/<pid>/stat: user and system time, in ticks.
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat[stat.rfind(')')? + 2..].split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) } as f64;
+    Some(ticks / per_second * 1e6)
+}
+
 struct RaceHooks<'a> {
     server: &'a ServerProcess,
+    cpu_at_full: Option<f64>,
+    cpu_used_us: Option<f64>,
     samples: Samples,
     counter: Option<Counter>,
     syscalls: Option<Syscalls>,
@@ -142,11 +163,26 @@ impl Hooks for RaceHooks<'_> {
     fn at_full_count(&mut self, _held: usize) {
         self.samples.at_full_count = self.status();
         self.counter = Counter::attach(self.server.pid());
+        self.cpu_at_full = cpu_time_us(self.server.pid());
     }
     fn at_end(&mut self) {
+        self.cpu_used_us = cpu_time_us(self.server.pid())
+            .zip(self.cpu_at_full)
+            .map(|(end, start)| end - start);
         self.syscalls = self.counter.take().and_then(Counter::finish);
         self.samples.at_end = self.status();
     }
+}
+
+/// What [`run_one`] measured.
+#[derive(Debug)]
+pub struct Measured {
+    /// Chapter 3's figures.
+    pub report: C10kReport,
+    /// The server's system calls during the load, if `perf` could count them.
+    pub syscalls: Option<Syscalls>,
+    /// The server's CPU time during the load, in µs.
+    pub cpu_us: Option<f64>,
 }
 
 // ANCHOR: run_one
@@ -155,32 +191,35 @@ pub fn run_one(
     spec: &ServerSpec,
     config: &LoadConfig,
     progress: &indicatif::ProgressBar,
-) -> Result<(C10kReport, Option<Syscalls>), Box<dyn Error>> {
+) -> Result<Measured, Box<dyn Error>> {
     let mut server = ServerProcess::start(spec)?;
     let mut config = config.clone();
     config.target = server.addr();
-    let (load, samples, syscalls) = {
+    let (load, samples, syscalls, cpu_us) = {
         let mut hooks = RaceHooks {
             server: &server,
+            cpu_at_full: None,
+            cpu_used_us: None,
             samples: Samples::default(),
             counter: None,
             syscalls: None,
         };
         hooks.samples.before = hooks.status();
         let load = load::run(&config, &mut hooks, progress)?;
-        (load, hooks.samples, hooks.syscalls)
+        (load, hooks.samples, hooks.syscalls, hooks.cpu_used_us)
     };
     let server_exit = server.exited();
     server.stop();
-    Ok((
-        C10kReport {
+    Ok(Measured {
+        report: C10kReport {
             server: spec.name.clone(),
             load,
             samples,
             server_exit,
         },
         syscalls,
-    ))
+        cpu_us,
+    })
 }
 // ANCHOR_END: run_one
 
@@ -191,6 +230,9 @@ struct RoundResult {
     p99_us: f64,
     syscalls_per_message: Option<f64>,
     enters_per_message: Option<f64>,
+    poll_arms_per_message: Option<f64>,
+    async_work_per_message: Option<f64>,
+    cpu_us_per_message: Option<f64>,
     errors: u64,
     mismatches: u64,
     messages: u64,
@@ -285,15 +327,22 @@ pub fn race(console: &Console, config: &RaceConfig) -> Result<Report, Box<dyn Er
                 let bar = console.progress(connections as u64, &spec.name);
                 let outcome = run_one(spec, &load, &bar);
                 bar.finish_and_clear();
-                let (report, syscalls) = outcome?;
+                let Measured {
+                    report,
+                    syscalls,
+                    cpu_us,
+                } = outcome?;
                 ch03::narrate(console, &report);
                 let messages = report.load.load_messages;
                 let per = |n: u64| n as f64 / messages.max(1) as f64;
                 if let Some(s) = syscalls {
                     console.say(format!(
-                        "    {:.3} system calls per message ({:.3} of them io_uring_enter)",
+                        "    per message: {:.3} system calls ({:.3} io_uring_enter), {:.3} poll arms, {:.3} io-wq hand-offs, {:.1} µs of server CPU",
                         per(s.total),
-                        per(s.io_uring_enter)
+                        per(s.io_uring_enter),
+                        per(s.poll_arms),
+                        per(s.async_work),
+                        cpu_us.map_or(f64::NAN, |us| us / messages.max(1) as f64),
                     ));
                 }
                 let stats = &report.load.stats;
@@ -302,6 +351,9 @@ pub fn race(console: &Console, config: &RaceConfig) -> Result<Report, Box<dyn Er
                     p99_us: stats.latency_percentile_us(99.0),
                     syscalls_per_message: syscalls.map(|s| per(s.total)),
                     enters_per_message: syscalls.map(|s| per(s.io_uring_enter)),
+                    poll_arms_per_message: syscalls.map(|s| per(s.poll_arms)),
+                    async_work_per_message: syscalls.map(|s| per(s.async_work)),
+                    cpu_us_per_message: cpu_us.map(|us| us / messages.max(1) as f64),
                     errors: report.errors(),
                     mismatches: stats.mismatches,
                     messages,
@@ -333,6 +385,10 @@ pub fn race(console: &Console, config: &RaceConfig) -> Result<Report, Box<dyn Er
                 "latency_p99_us": summary(&column(&|r| Some(r.p99_us))),
                 "syscalls_per_message": summary(&column(&|r| r.syscalls_per_message)),
                 "io_uring_enter_per_message": summary(&column(&|r| r.enters_per_message)),
+                "poll_arms_per_message": summary(&column(&|r| r.poll_arms_per_message)),
+                "io_wq_per_message": summary(&column(&|r| r.async_work_per_message)),
+                "server_cpu_us_per_message": summary(&column(&|r| r.cpu_us_per_message)),
+                "cpu_ratio_vs_epoll": summary(&ratio(&|r| r.cpu_us_per_message)),
                 "rss_per_connection_kib": summary(&column(&|r| Some(r.rss_per_connection_kib))),
                 "throughput_ratio_vs_epoll": summary(&ratio(&|r| Some(r.throughput))),
                 "p99_ratio_vs_epoll": summary(&ratio(&|r| Some(r.p99_us))),
@@ -379,7 +435,9 @@ pub fn race(console: &Console, config: &RaceConfig) -> Result<Report, Box<dyn Er
 fn narrate_table(console: &Console, rows: &[Value]) {
     let med = |row: &Value, key: &str| row[key]["median"].as_f64();
     console.say("\nMedians over the rounds (ratio: median of the per-round ratios to epoll):");
-    console.say("  conns   server       msgs/s   ratio    p99        ratio   syscalls/msg  io_uring_enter/msg");
+    console.say(
+        "  conns   server       msgs/s   ratio    p99        ratio   syscalls/msg  CPU µs/msg",
+    );
     for row in rows {
         let show =
             |x: Option<f64>, digits: usize| x.map_or("-".to_string(), |x| format!("{x:.digits$}"));
@@ -392,7 +450,7 @@ fn narrate_table(console: &Console, rows: &[Value]) {
             human_duration_ns(med(row, "latency_p99_us").unwrap_or(0.0) * 1e3),
             show(med(row, "p99_ratio_vs_epoll"), 2),
             show(med(row, "syscalls_per_message"), 3),
-            show(med(row, "io_uring_enter_per_message"), 3),
+            show(med(row, "server_cpu_us_per_message"), 2),
         ));
     }
 }

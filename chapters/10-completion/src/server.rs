@@ -35,11 +35,12 @@
 //!   loop, which then cancels every operation in flight and waits for their
 //!   completions before the buffers are freed.
 //!
-//! Two measured steps are switches of [`Options`]: **multishot accept**
-//! (one accept submission that yields a completion per connection) and
+//! The measured steps are switches of [`Options`]: **multishot accept**
+//! (one accept submission that yields a completion per connection),
 //! **provided buffers** ([`crate::uring::buf_ring`]: the kernel picks a
 //! buffer from a shared pool when bytes arrive, so idle connections hold
-//! none).
+//! none), and **deferred task work** (the kernel finishes operations only
+//! inside our `io_uring_enter`).
 //!
 //! Book: Chapter 10, "The echo server on completions".
 
@@ -102,6 +103,9 @@ pub struct Options {
     pub sq_entries: u32,
     /// Completion ring size (at least `sq_entries`).
     pub cq_entries: u32,
+    /// Finish operations only inside our own `io_uring_enter`
+    /// (`IORING_SETUP_DEFER_TASKRUN`), not by interrupting the thread.
+    pub defer_taskrun: bool,
 }
 
 impl Default for Options {
@@ -111,11 +115,12 @@ impl Default for Options {
             provided_buffers: false,
             sq_entries: SQ_ENTRIES,
             cq_entries: CQ_ENTRIES,
+            defer_taskrun: false,
         }
     }
 }
 
-/// The chapter's three measured steps.
+/// The chapter's four measured steps.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
     /// Single-shot accept, a buffer per connection.
@@ -124,11 +129,14 @@ pub enum Step {
     Multishot,
     /// Multishot accept and provided buffers.
     Buffers,
+    /// All of that, and the kernel's deferred work run only inside our
+    /// `io_uring_enter` (`IORING_SETUP_DEFER_TASKRUN`).
+    Deferred,
 }
 
 impl Step {
-    /// All three, in the order the book takes them.
-    pub const ALL: [Step; 3] = [Step::Basic, Step::Multishot, Step::Buffers];
+    /// All four, in the order the book takes them.
+    pub const ALL: [Step; 4] = [Step::Basic, Step::Multishot, Step::Buffers, Step::Deferred];
 
     /// Its name on the command line.
     pub fn name(self) -> &'static str {
@@ -136,6 +144,7 @@ impl Step {
             Step::Basic => "basic",
             Step::Multishot => "multishot",
             Step::Buffers => "buffers",
+            Step::Deferred => "deferred",
         }
     }
 
@@ -144,9 +153,10 @@ impl Step {
         Options {
             accept: match self {
                 Step::Basic => AcceptMode::Single,
-                Step::Multishot | Step::Buffers => AcceptMode::Multishot,
+                Step::Multishot | Step::Buffers | Step::Deferred => AcceptMode::Multishot,
             },
-            provided_buffers: self == Step::Buffers,
+            provided_buffers: matches!(self, Step::Buffers | Step::Deferred),
+            defer_taskrun: self == Step::Deferred,
             ..Options::default()
         }
     }
@@ -264,7 +274,11 @@ enum Flow {
 impl UringServer {
     /// Serves `listener` on a new ring with `options`.
     pub fn new(listener: TcpListener, options: Options) -> io::Result<UringServer> {
-        let ring = Ring::new(options.sq_entries, options.cq_entries)?;
+        let ring = if options.defer_taskrun {
+            Ring::new_deferred(options.sq_entries, options.cq_entries)?
+        } else {
+            Ring::new(options.sq_entries, options.cq_entries)?
+        };
         UringServer::with_ring(ring, listener, options)
     }
 
@@ -371,6 +385,7 @@ impl UringServer {
     /// for at least one completion; then every completion is handled, which
     /// queues the next operations. Returns when stopped.
     pub fn run(mut self) -> io::Result<()> {
+        self.ring.enable()?; // this thread submits from now on
         self.arm_stop()?;
         self.arm_accept()?;
         let mut completions = Vec::with_capacity(self.options.cq_entries as usize);

@@ -49,7 +49,7 @@ fn the_steps_verify_every_byte() {
         "--json",
     ]));
     let results = json["results"].as_array().unwrap();
-    assert_eq!(results.len(), 4);
+    assert_eq!(results.len(), 5); // epoll, then the four steps
     for result in results {
         assert_eq!(result["connections_held"], 100, "{result}");
         assert_eq!(result["mismatches"], 0);

@@ -37,7 +37,7 @@ fn echo_once(stream: &mut TcpStream, message: &[u8]) -> std::io::Result<()> {
 
 #[test]
 fn emfile_pauses_accepting_without_spinning_and_resumes() {
-    for mode in ["basic", "multishot", "buffers"] {
+    for mode in ["basic", "multishot", "buffers", "deferred"] {
         let server = ServerProcess::start(&ServerSpec {
             name: "io_uring".into(),
             program: env!("CARGO_BIN_EXE_chapter-10").into(),

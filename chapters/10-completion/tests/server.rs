@@ -1,5 +1,5 @@
 //! The io_uring server under honest and dishonest clients, at each of its
-//! three steps: the same cases as Chapter 4's server test.
+//! steps: the same cases as Chapter 4's server test.
 
 #![cfg(target_os = "linux")]
 
@@ -128,7 +128,7 @@ fn resets_half_closes_and_idle_clients_leave_the_others_served() {
 
 #[test]
 fn a_client_that_never_reads_is_throttled_not_buffered_forever() {
-    for step in [Step::Basic, Step::Buffers] {
+    for step in [Step::Basic, Step::Buffers, Step::Deferred] {
         let server = start(step);
         // Sends 64 MiB without reading a byte. The server submits the next
         // receive only when the last echo is sent, which it never is: the

@@ -184,6 +184,7 @@ pub struct Ring {
     /// Completions taken out of the ring while making room to submit
     /// (see [`Ring::push`]); [`Ring::reap`] hands them out first.
     set_aside: Vec<Completion>,
+    deferred: bool,
     enters: u64,
     overflow_flushes: u64,
 }
@@ -213,17 +214,49 @@ impl Ring {
     /// completion slots (the kernel rounds both up to powers of two; the
     /// completion ring must be at least as large as the submission ring).
     pub fn new(sq_entries: u32, cq_entries: u32) -> io::Result<Ring> {
-        let ring = IoUring::builder()
-            .setup_cqsize(cq_entries)
-            .build(sq_entries)?;
+        Ring::build(sq_entries, cq_entries, false)
+    }
+    // ANCHOR_END: new
+
+    // ANCHOR: deferred
+    /// As [`new`](Ring::new), but the kernel runs the ring's deferred work
+    /// (finishing operations whose sockets became ready) only inside this
+    /// thread's `io_uring_enter`, instead of interrupting it at any moment
+    /// (`IORING_SETUP_DEFER_TASKRUN`, 6.1). Only one thread may then submit:
+    /// the ring starts disabled, and the thread that calls
+    /// [`enable`](Ring::enable) becomes that thread.
+    pub fn new_deferred(sq_entries: u32, cq_entries: u32) -> io::Result<Ring> {
+        Ring::build(sq_entries, cq_entries, true)
+    }
+
+    /// Makes the calling thread the ring's only submitter, if the ring was
+    /// set up with [`new_deferred`](Ring::new_deferred); does nothing otherwise.
+    pub fn enable(&self) -> io::Result<()> {
+        if self.deferred {
+            self.ring.submitter().register_enable_rings()?;
+        }
+        Ok(())
+    }
+    // ANCHOR_END: deferred
+
+    fn build(sq_entries: u32, cq_entries: u32, deferred: bool) -> io::Result<Ring> {
+        let mut builder = IoUring::builder();
+        builder.setup_cqsize(cq_entries);
+        if deferred {
+            builder
+                .setup_single_issuer()
+                .setup_defer_taskrun()
+                .setup_r_disabled();
+        }
+        let ring = builder.build(sq_entries)?;
         Ok(Ring {
+            deferred,
             ring,
             set_aside: Vec::new(),
             enters: 0,
             overflow_flushes: 0,
         })
     }
-    // ANCHOR_END: new
 
     /// Submission and completion ring sizes, as the kernel set them.
     pub fn sizes(&self) -> (u32, u32) {
