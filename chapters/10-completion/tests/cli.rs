@@ -32,6 +32,10 @@ fn the_probe_names_every_operation() {
 
 #[test]
 fn the_overflow_loses_nothing() {
+    if !chapter_10::uring::available() {
+        eprintln!("skipped: io_uring is refused here (tests/fallback.rs covers this case)");
+        return;
+    }
     let json = json_of(&chapter_10(&["overflow", "--operations", "500", "--json"]));
     assert_eq!(json["reaped"], 500);
     assert_eq!(json["lost_or_doubled"], 0);

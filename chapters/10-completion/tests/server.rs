@@ -73,6 +73,10 @@ fn wait_until_closed(server: &Running) {
 
 #[test]
 fn every_byte_comes_back_at_every_step() {
+    if !chapter_10::uring::available() {
+        eprintln!("skipped: io_uring is refused here (tests/fallback.rs covers this case)");
+        return;
+    }
     for step in Step::ALL {
         let server = start(step);
         for message_bytes in [1, 1000, 65_536] {
@@ -88,6 +92,10 @@ fn every_byte_comes_back_at_every_step() {
 
 #[test]
 fn resets_half_closes_and_idle_clients_leave_the_others_served() {
+    if !chapter_10::uring::available() {
+        eprintln!("skipped: io_uring is refused here (tests/fallback.rs covers this case)");
+        return;
+    }
     for step in Step::ALL {
         let server = start(step);
         // Resets: write, close with the echo unread.
@@ -128,6 +136,10 @@ fn resets_half_closes_and_idle_clients_leave_the_others_served() {
 
 #[test]
 fn a_client_that_never_reads_is_throttled_not_buffered_forever() {
+    if !chapter_10::uring::available() {
+        eprintln!("skipped: io_uring is refused here (tests/fallback.rs covers this case)");
+        return;
+    }
     for step in [Step::Basic, Step::Buffers, Step::Deferred] {
         let server = start(step);
         // Sends 64 MiB without reading a byte. The server submits the next
@@ -157,6 +169,10 @@ fn a_client_that_never_reads_is_throttled_not_buffered_forever() {
 
 #[test]
 fn stopping_from_another_thread_ends_the_loop() {
+    if !chapter_10::uring::available() {
+        eprintln!("skipped: io_uring is refused here (tests/fallback.rs covers this case)");
+        return;
+    }
     for step in Step::ALL {
         let server = start(step);
         let report = clients(server.addr, 4, 10);
@@ -173,6 +189,10 @@ fn stopping_from_another_thread_ends_the_loop() {
 
 #[test]
 fn more_connections_than_buffers_in_the_pool_are_all_served() {
+    if !chapter_10::uring::available() {
+        eprintln!("skipped: io_uring is refused here (tests/fallback.rs covers this case)");
+        return;
+    }
     // 4,096 pool buffers; clients hold none while idle, so this many
     // connections share the pool without running it dry for long.
     let server = start(Step::Buffers);

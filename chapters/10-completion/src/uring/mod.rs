@@ -208,6 +208,16 @@ pub fn is_refused(err: &io::Error) -> bool {
     )
 }
 
+/// Whether this process may set up a ring at all (tests skip, with a
+/// line saying so, where it may not: a container's seccomp profile, say).
+pub fn available() -> bool {
+    match Ring::new(2, 2) {
+        Ok(_) => true,
+        Err(err) if is_refused(&err) => false,
+        Err(_) => true, // another failure: let the caller meet it
+    }
+}
+
 impl Ring {
     // ANCHOR: new
     /// Sets up a ring pair: `sq_entries` submission slots and `cq_entries`
