@@ -48,9 +48,10 @@ pub fn multishot_accept_works(ring: &mut Ring) -> io::Result<bool> {
     let entry = opcode::AcceptMulti::new(types::Fd(std::os::fd::AsRawFd::as_raw_fd(&listener)))
         .build()
         .user_data(Token::new(0, Op::Accept).to_user_data());
-    // SAFETY: no buffer; the listener outlives the ring's use of it, since
-    // the ring is closed (by the caller) only after this function, and the
-    // listener is closed first here only after the completion came.
+    // SAFETY: no buffer is involved, and the listener stays open until the
+    // accept has ended: its first completion ends it if the kernel refuses
+    // multishot, and otherwise the cancellation below ends it, and both
+    // completions are waited for before the listener is dropped.
     unsafe { ring.push(&entry)? };
     let _client = TcpStream::connect(listener.local_addr()?)?;
     ring.submit_and_wait(1)?;
