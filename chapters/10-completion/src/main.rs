@@ -92,6 +92,9 @@ mod linux {
             /// Address to listen on (port 0: any free port).
             #[arg(long, default_value = "127.0.0.1:7010")]
             addr: SocketAddr,
+            /// Listen on 127.0.0.1 at this port instead (0: any free port).
+            #[arg(long, conflicts_with = "addr")]
+            port: Option<u16>,
             /// Which server.
             #[arg(long, value_enum, default_value_t = ServerArg::Uring)]
             server: ServerArg,
@@ -163,6 +166,7 @@ mod linux {
             None => experiments::demo(&console, quick)?,
             Some(Command::Serve {
                 addr,
+                port,
                 server,
                 mode,
                 force_fallback,
@@ -170,6 +174,7 @@ mod linux {
                 fd_limit,
                 defer_taskrun,
             }) => {
+                let addr = port.map_or(addr, |port| SocketAddr::from(([127, 0, 0, 1], port)));
                 limits::raise_fd_limit()?;
                 if let Some(limit) = fd_limit {
                     limits::set_fd_limit(limit)?;

@@ -73,6 +73,7 @@ fn bad_input_gets_one_clear_line() {
         (&["serve", "--mode", "sideways"][..], "sideways"),
         (&["serve", "--addr", &taken][..], "cannot bind"),
         (&["serve", "--fd-limit", "3"][..], "3 is not in"),
+        (&["serve", "--port", "70000"][..], "70000"),
         (&["overflow", "--cq-entries", "1"][..], "1 is not in"),
         (&["race", "--connections", "9000000"][..], "9000000"),
         (&["race", "--rounds", "0"][..], "0 is not in"),
