@@ -6,3 +6,18 @@
 //! result from a completion queue.
 //!
 //! Book: Chapter 10.
+
+// ch10a: the rings by hand, the echo server, its fallback, the race.
+#[cfg(target_os = "linux")]
+pub mod experiments;
+#[cfg(target_os = "linux")]
+pub mod fallback;
+#[cfg(target_os = "linux")]
+pub mod plots;
+#[cfg(target_os = "linux")]
+pub mod race;
+#[cfg(target_os = "linux")]
+pub mod server;
+#[cfg(target_os = "linux")]
+pub mod uring;
+// end ch10a
