@@ -50,10 +50,15 @@ enum Command {
     /// Run one echo server (the harness starts these as child processes)
     #[command(hide = true)]
     Serve {
+        #[arg(long, value_enum, required_unless_present = "runtime")]
+        server: Option<ServerArg>,
+        /// Chapter 7.8's echo race: ours or Tokio's (as `compare -- serve`)
         #[arg(long, value_enum)]
-        server: ServerArg,
+        runtime: Option<RuntimeArg>,
         #[arg(long, default_value = "127.0.0.1:0")]
         addr: SocketAddr,
+        #[arg(long)]
+        workers: Option<usize>,
     },
     /// Chapter 7's echo server, stopped gracefully on Ctrl-C, as
     /// `chapter-07 echo --graceful` (Chapter 8.4's script starts it)
@@ -76,7 +81,17 @@ enum Command {
         addr: SocketAddr,
         #[command(flatten)]
         load: chapter_03::experiments::LoadArgs,
+        /// Accepted as `chapter-07 load` does; the answer is always JSON
+        #[arg(long)]
+        json: bool,
     },
+}
+
+/// The two servers of Chapter 7.8's echo race.
+#[derive(Clone, Copy, ValueEnum)]
+enum RuntimeArg {
+    Ours,
+    Tokio,
 }
 
 /// The echo servers of the book, in chapter order.
@@ -145,7 +160,19 @@ pub fn main() -> ExitCode {
 
 fn run(args: Args) -> Result<(), Box<dyn Error>> {
     match args.command {
-        Some(Command::Serve { server, addr }) => return Ok(server.serve(addr)?),
+        Some(Command::Serve {
+            server,
+            runtime,
+            addr,
+            workers,
+        }) => {
+            return Ok(match (runtime, server) {
+                (Some(RuntimeArg::Ours), _) => echo::serve(echo::Server::Ours, addr, workers)?,
+                (Some(RuntimeArg::Tokio), _) => echo::serve(echo::Server::Tokio, addr, workers)?,
+                (None, Some(server)) => server.serve(addr)?,
+                (None, None) => return Err("serve needs --server or --runtime".into()),
+            });
+        }
         Some(Command::Echo {
             addr,
             workers,
@@ -158,7 +185,7 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
             }
             return Ok(chapter_07::echo::run(addr, workers)?);
         }
-        Some(Command::Load { addr, load }) => {
+        Some(Command::Load { addr, load, .. }) => {
             let console = Console::new(true);
             let mut config = load.config(1_000, 5);
             config.target = addr;

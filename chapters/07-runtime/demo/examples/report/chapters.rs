@@ -16,7 +16,7 @@
 //! Book: Chapters 7 to 9.
 
 use super::measured::{
-    COMMAND, Quote, Spread, Table, count, d1, d2, d3, duration, quote, sig3, spread,
+    COMMAND, Quote, Spread, Table, count, d1, d2, d3, duration, quote, quotes, sig3, spread,
 };
 use super::{channels, echo, http, scheduler, sync};
 use chapter_01::console::Console;
@@ -217,6 +217,30 @@ impl Chapters<'_> {
             |x| format!("{x} ms late"),
             "coop, ticker p99 with the budget switched off",
         ));
+        let cost = 100.0
+            * (1.0
+                - col(&runs, "reader_mib_per_s_budget_on").median
+                    / col(&runs, "reader_mib_per_s_budget_off").median);
+        self.quotes.push(quote(
+            page,
+            "coop_reader_cost_pct",
+            cost,
+            "%",
+            0,
+            |x| format!("The reader pays {x}% of its throughput"),
+            "coop, the reader's throughput with the budget against without",
+        ));
+        let on = col(&runs, "ticker_lateness_p99_ms_budget_on");
+        self.quotes.extend(quotes(
+            "ch07-racing-tokio.md",
+            &[
+                ("coop_budget_on_p99_low_ms", on.low, 3),
+                ("coop_budget_on_p99_high_ms", on.high, 3),
+            ],
+            "ms",
+            |n| format!("{} to {} ms for a ticker beside an always-ready reader", n[0], n[1]),
+            "coop, ticker p99 with the budget, lowest and highest run",
+        ));
         self.emit(t)
     }
 
@@ -257,32 +281,44 @@ impl Chapters<'_> {
         let alone = col(&runs, "ticker_ticks_alone").median;
         let blocked = col(&runs, "ticker_ticks_blocking_in_task").median;
         let p99 = col(&runs, "ticker_lateness_p99_ms_blocking_in_task").median;
-        self.quotes.push(quote(
+        let pool = col(&runs, "ticker_lateness_p99_ms_spawn_blocking");
+        let source = "blocking, the ticker beside thread::sleep in a task";
+        self.quotes.extend(quotes(
             page,
-            "blocking_ticks_blocked",
-            blocked,
+            &[("blocking_ticks_blocked", blocked, 0), ("blocking_ticks_alone", alone, 0)],
             "ticks",
-            0,
-            |x| format!("the ticker gets {x}"),
-            "blocking, ticks beside thread::sleep in a task",
+            |n| format!("the ticker gets {} ticks instead of {}", n[0], n[1]),
+            source,
         ));
+        for page in ["ch07-budget-blocking.md", "ch07-racing-tokio.md"] {
+            self.quotes.push(quote(
+                page,
+                "blocking_in_task_p99_ms",
+                p99,
+                "ms",
+                1,
+                |x| format!("p99 {x} ms"),
+                source,
+            ));
+        }
         self.quotes.push(quote(
-            page,
-            "blocking_ticks_alone",
-            alone,
-            "ticks",
-            0,
-            |x| format!("ticks instead of {x}"),
-            "blocking, ticks of the ticker alone",
-        ));
-        self.quotes.push(quote(
-            page,
-            "blocking_in_task_p99_ms",
+            "ch07-observability.md",
+            "blocking_in_task_p99_whole_ms",
             p99,
             "ms",
-            1,
-            |x| format!("ticker p99 {x} ms"),
-            "blocking, ticker p99 beside thread::sleep in a task",
+            0,
+            |x| format!("a 1 ms ticker late by {x} ms"),
+            source,
+        ));
+        self.quotes.extend(quotes(
+            "ch07-racing-tokio.md",
+            &[
+                ("blocking_pool_p99_low_ms", pool.low, 2),
+                ("blocking_pool_p99_high_ms", pool.high, 2),
+            ],
+            "ms",
+            |n| format!("{} to {} ms with the same sleep in `spawn_blocking`", n[0], n[1]),
+            "blocking, ticker p99 beside the same sleep in spawn_blocking, lowest and highest run",
         ));
         self.emit(t)?;
 
@@ -303,6 +339,15 @@ impl Chapters<'_> {
             col(&runs, "ticker_lateness_p99_ms_alone").range(d2, " ms"),
             col(&runs, "ticker_lateness_max_ms_alone").range(d1, " ms"),
         ]);
+        self.quotes.push(quote(
+            "ch07-time.md",
+            "ticker_alone_max_high_ms",
+            col(&runs, "ticker_lateness_max_ms_alone").high,
+            "ms",
+            0,
+            |x| format!("The {x} ms maximum"),
+            "blocking, the ticker alone, the highest maximum of the runs",
+        ));
         self.emit(t)
     }
 
@@ -441,14 +486,16 @@ impl Chapters<'_> {
             show(ratio("switches_per_message_ratio_vs_tokio")),
             String::new(),
         ]);
-        self.quotes.push(quote(
+        let p99 = rounds_of("p99_us_rounds_ours");
+        self.quotes.extend(quotes(
             "ch07-racing-tokio.md",
-            "echo_ours_over_tokio_throughput",
-            num(e, "throughput_ratio_vs_tokio"),
-            "ratio",
-            2,
-            |x| format!("| {x} ("),
-            "compare echo, throughput ratio ours / Tokio",
+            &[
+                ("echo_ours_p99_low_ms", p99.low / 1e3, 1),
+                ("echo_ours_p99_high_ms", p99.high / 1e3, 1),
+            ],
+            "ms",
+            |n| format!("{} to {} ms for a saturated echo", n[0], n[1]),
+            "compare echo, our p99 per round, lowest and highest",
         ));
         self.emit(t)?;
 
@@ -657,6 +704,18 @@ impl Chapters<'_> {
             }
             t.row(row);
         }
+        let stolen: f64 = (0..2)
+            .map(|w| num(median, &format!("worker{w}_stolen")))
+            .sum();
+        self.quotes.push(quote(
+            "ch07-scheduler.md",
+            "workers_stolen",
+            stolen,
+            "tasks",
+            0,
+            |x| format!("{x} were stolen"),
+            "workers, tasks stolen in the run of median time",
+        ));
         self.emit(t)
     }
 
@@ -695,7 +754,24 @@ impl Chapters<'_> {
                     duration(num(mid, &format!("{k}_lifo_off_ns")))
                 ),
             ]);
-            low_high.push(s.median);
+            low_high.push((s.median - 1.0) * 100.0);
+        }
+        low_high.sort_by(f64::total_cmp);
+        let texts: [fn(&[String]) -> String; 2] = [
+            |n| format!("by {} to {}% in the median", n[0], n[1]),
+            |n| format!("{} to {}% faster here", n[0], n[1]),
+        ];
+        for text in texts {
+            self.quotes.extend(quotes(
+                "ch07-scheduler.md",
+                &[
+                    ("lifo_gain_low_pct", low_high[0], 0),
+                    ("lifo_gain_high_pct", low_high[1], 0),
+                ],
+                "%",
+                text,
+                "lifo, time without the slot over time with it, median of the runs, the two workloads",
+            ));
         }
         self.emit(t)
     }
@@ -718,6 +794,7 @@ impl Chapters<'_> {
             ),
             "| interval | model | probe wait p50 (range) | over the model |\n|---|---|---|---|",
         );
+        let mut over = Vec::new();
         for i in intervals {
             let model_us = f64::from(i) / 2.0 * poll_us;
             let wait = col(&runs, &format!("interval_{i}_wait_p50_us"));
@@ -728,7 +805,28 @@ impl Chapters<'_> {
                 format!("{} ({} to {})", us(wait.median), us(wait.low), us(wait.high)),
                 format!("{:+.0}%", (wait.median / model_us - 1.0) * 100.0),
             ]);
+            over.push((wait.median / model_us - 1.0) * 100.0);
         }
+        let over = spread(&over);
+        self.quotes.push(quote(
+            "ch07-scheduler.md",
+            "interval_busy_poll_us",
+            poll_us,
+            "µs",
+            2,
+            |x| format!("2 × {x} µs"),
+            "interval, one busy poll, median of the runs",
+        ));
+        self.quotes.extend(quotes(
+            "ch07-scheduler.md",
+            &[
+                ("interval_over_model_low_pct", over.low, 0),
+                ("interval_over_model_high_pct", over.high, 0),
+            ],
+            "%",
+            |n| format!("{} to {}% above the model", n[0], n[1]),
+            "interval, the median wait over the model, lowest and highest interval",
+        ));
         self.emit(t)
     }
 
@@ -765,16 +863,36 @@ impl Chapters<'_> {
                 s(|r| r.wheel_fire_ns).show(count, ""),
                 s(|r| r.heap_fire_ns).show(count, ""),
             ]);
+            let source = format!("timers, {} pending", count(*size as f64));
             if *size == 1_000 {
-                let wheel = s(|r| r.wheel_ns).median;
                 self.quotes.push(quote(
                     "ch07-time.md",
                     "timers_wheel_pair_ns_1000",
-                    wheel,
+                    s(|r| r.wheel_ns).median,
                     "ns",
                     1,
                     |x| format!("{x} ns per pair at 1,000 pending"),
-                    "timers, wheel insert + cancel at 1,000 pending",
+                    &source,
+                ));
+            }
+            if *size == 1_000_000 {
+                self.quotes.push(quote(
+                    "ch07-time.md",
+                    "timers_wheel_pair_ns_1m",
+                    s(|r| r.wheel_ns).median,
+                    "ns",
+                    1,
+                    |x| format!("{x} at a million"),
+                    &source,
+                ));
+                self.quotes.push(quote(
+                    "ch07-time.md",
+                    "timers_heap_fire_us_1m",
+                    s(|r| r.heap_fire_ns).median / 1e3,
+                    "µs",
+                    1,
+                    |x| format!("{x} µs per timer at a million"),
+                    &source,
                 ));
             }
         }
@@ -914,6 +1032,15 @@ impl Chapters<'_> {
             };
             t.row(vec![label.into(), format!("{} ms", sig3(s.median)), s.range(sig3, " ms")]);
         }
+        self.quotes.push(quote(
+            "ch08-signals.md",
+            "shutdown_first_refusal_ms",
+            num(&r, "first_refusal_after_signal_median_ms"),
+            "ms",
+            1,
+            |x| format!("The first probe, about {x} ms after"),
+            "shutdown, SIGINT to the first refused connect, median of the runs",
+        ));
         self.emit(t)
     }
 
@@ -978,6 +1105,75 @@ impl Chapters<'_> {
                 },
             ]);
         }
+        // The prose quotes the first run's times per operation.
+        let first = |name: &str, key: &str| -> f64 {
+            runs[0]["results"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|r| r["primitive"] == name)
+                .map_or(f64::NAN, |r| num(r, key))
+        };
+        let page = "ch08-sync.md";
+        let source = "sync, the first run, ns per operation";
+        let (ours, tokio) = ("ours_ns_per_op", "tokio_ns_per_op");
+        self.quotes.extend(quotes(
+            page,
+            &[
+                ("sync_await_held_ours_ns", first("mutex_await_held", ours), 0),
+                ("sync_contended_ours_ns", first("mutex_contended", ours), 0),
+            ],
+            "ns",
+            |n| format!("{} against {} ns for ours", n[0], n[1]),
+            source,
+        ));
+        self.quotes.extend(quotes(
+            page,
+            &[
+                ("sync_await_held_tokio_ns", first("mutex_await_held", tokio), 0),
+                ("sync_contended_tokio_ns", first("mutex_contended", tokio), 0),
+            ],
+            "ns",
+            |n| format!("{} against {} ns for Tokio", n[0], n[1]),
+            source,
+        ));
+        self.quotes.extend(quotes(
+            page,
+            &[
+                ("sync_std_uncontended_ns", first("std_mutex_uncontended", ours), 0),
+                ("sync_uncontended_ours_ns", first("mutex_uncontended", ours), 0),
+                ("sync_uncontended_tokio_ns", first("mutex_uncontended", tokio), 0),
+            ],
+            "ns",
+            |n| {
+                format!(
+                    "a loop turn took {} ns with the std mutex against {} ns with ours and {} ns with Tokio's",
+                    n[0], n[1], n[2]
+                )
+            },
+            source,
+        ));
+        self.quotes.extend(quotes(
+            page,
+            &[
+                ("sync_std_contended_ns", first("std_mutex_contended", ours), 0),
+                ("sync_contended_ours_ns_again", first("mutex_contended", ours), 0),
+                ("sync_contended_tokio_ns_again", first("mutex_contended", tokio), 0),
+            ],
+            "ns",
+            |n| format!("among 16 tasks {} ns against {} and {}", n[0], n[1], n[2]),
+            source,
+        ));
+        self.quotes.extend(quotes(
+            page,
+            &[
+                ("sync_uncontended_round_low", first("mutex_uncontended", "/ratio_range/0"), 2),
+                ("sync_uncontended_round_high", first("mutex_uncontended", "/ratio_range/1"), 2),
+            ],
+            "ratio",
+            |n| format!("ranged from {} to {} times Tokio's time", n[0], n[1]),
+            "sync, the first run, the uncontended mutex's per-round ratios, lowest and highest",
+        ));
         self.emit(t)
     }
 
@@ -1035,6 +1231,63 @@ impl Chapters<'_> {
             format!("{} bytes", count(num(&r, "bytes_per_task"))),
             "(one figure)".into(),
         ]);
+        let page = "ch08-task-handles.md";
+        let source = "joinset, medians of the rounds";
+        let join = num(&r, "all_succeed_join_ms");
+        self.quotes.extend(quotes(
+            page,
+            &[
+                ("joinset_join_ms", join, 0),
+                ("joinset_join_us_per_task", join * 1e3 / tasks as f64, 2),
+            ],
+            "ms",
+            |n| format!("finished tasks took {} ms, about {} µs each", n[0], n[1]),
+            source,
+        ));
+        let (abort, joined) = (num(&r, "abort_call_ms"), num(&r, "abort_to_all_joined_ms"));
+        self.quotes.extend(quotes(
+            page,
+            &[("joinset_abort_call_whole_ms", abort, 0), ("joinset_abort_to_joined_ms", joined, 0)],
+            "ms",
+            |n| format!("returned after {} ms, but the tasks were only all joined {} ms after it", n[0], n[1]),
+            source,
+        ));
+        self.quotes.push(quote(
+            page,
+            "joinset_bytes_per_task",
+            num(&r, "bytes_per_task"),
+            "bytes",
+            0,
+            |x| format!("The {x} bytes per task"),
+            source,
+        ));
+        self.quotes.push(quote(
+            page,
+            "joinset_drop_ms",
+            num(&r, "drop_to_all_dropped_ms"),
+            "ms",
+            1,
+            |x| format!("The drop took {x} ms"),
+            source,
+        ));
+        self.quotes.push(quote(
+            page,
+            "joinset_abort_call_ms",
+            abort,
+            "ms",
+            1,
+            |x| format!("call ({x} ms for"),
+            source,
+        ));
+        self.quotes.push(quote(
+            page,
+            "joinset_cancelled",
+            num(&r, "cancelled_min"),
+            "tasks",
+            0,
+            |x| format!("Every one of the {x} cancelled futures"),
+            "joinset, tasks cancelled (the fewest of the rounds)",
+        ));
         self.emit(t)
     }
 
@@ -1092,6 +1345,53 @@ impl Chapters<'_> {
                 count(num(row, "errors")),
             ]);
         }
+        let page = "ch09-http.md";
+        let idle = |who: &str| num(&r, &format!("/rss_per_idle_connection_kib/{who}"));
+        self.quotes.extend(quotes(
+            page,
+            &[("http_idle_kib_ours", idle("rt"), 1), ("http_idle_kib_tokio", idle("tokio"), 1)],
+            "KiB",
+            |n| format!("ours {} KiB, Tokio's {}", n[0], n[1]),
+            "http, resident memory per idle keep-alive connection",
+        ));
+        let at = |runtime: &str, connections: f64| {
+            r["results"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|x| x["runtime"] == runtime && num(x, "connections") == connections)
+                .cloned()
+                .unwrap_or(Value::Null)
+        };
+        let (ours50, tokio50) = (at("rt", 50.0), at("tokio", 50.0));
+        self.quotes.extend(quotes(
+            page,
+            &[
+                ("http_ours_50_low", num(&ours50, "/requests_per_sec_range/0"), 0),
+                ("http_ours_50_high", num(&ours50, "/requests_per_sec_range/1"), 0),
+            ],
+            "requests/s",
+            |n| format!("ours ranged from {} to {} requests a second", n[0], n[1]),
+            "http, rt at 50 connections, the rounds' lowest and highest",
+        ));
+        self.quotes.push(quote(
+            page,
+            "http_ratio_1000",
+            num(&r, "ratio_vs_tokio_1000"),
+            "ratio",
+            2,
+            |x| format!("ahead ({x} of Tokio's median)"),
+            "http, rt over Tokio at 1,000 connections, medians",
+        ));
+        self.quotes.push(quote(
+            page,
+            "http_ratio_50",
+            num(&ours50, "requests_per_sec") / num(&tokio50, "requests_per_sec"),
+            "ratio",
+            2,
+            |x| format!("behind ({x})"),
+            "http, rt over Tokio at 50 connections, medians",
+        ));
         self.emit(t)
     }
 }

@@ -482,13 +482,14 @@ fn record(
         *entry = fresh;
     }
     let mut quotes: Vec<Value> = old["quotes"].as_array().cloned().unwrap_or_default();
+    // This run's quotes replace every earlier quote of the same figures.
+    quotes.retain(|old| !made.iter().any(|q| old["figure"] == q.figure.as_str()));
     for q in made {
         let value = (q.value * 1000.0).round() / 1000.0;
         all.insert(
             q.figure.clone(),
             json!({ "value": value, "unit": q.unit, "source": q.source, "low": q.low, "high": q.high }),
         );
-        quotes.retain(|old| old["figure"] != q.figure.as_str());
         quotes.push(json!({ "page": q.page, "text": q.text, "number": q.number, "figure": q.figure }));
     }
     let measured = md.lines().next().map(|l| l.trim_matches('*').to_string());

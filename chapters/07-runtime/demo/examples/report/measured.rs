@@ -192,24 +192,50 @@ pub fn quote(
     text: impl Fn(&str) -> String,
     source: &str,
 ) -> Quote {
-    let shown = if decimals == 0 {
-        count(value)
-    } else {
-        format!("{value:.decimals$}")
-    };
-    let x: f64 = shown.replace(',', "").parse().unwrap_or(value);
-    let half = 0.5 * 10f64.powi(-(decimals as i32));
-    Quote {
-        page,
-        figure: figure.to_string(),
-        value,
-        unit,
-        source: format!("{COMMAND}: {source}"),
-        text: text(&shown),
-        number: shown,
-        low: x - half,
-        high: x + half,
-    }
+    quotes(page, &[(figure, value, decimals)], unit, |n| text(&n[0]), source)
+        .pop()
+        .expect("one figure, one quote")
+}
+
+/// One sentence quoting several figures ("457 against 35 ns"): a quote per
+/// figure, each with the same text and its own number.
+pub fn quotes(
+    page: &'static str,
+    figures: &[(&str, f64, usize)],
+    unit: &'static str,
+    text: impl Fn(&[String]) -> String,
+    source: &str,
+) -> Vec<Quote> {
+    let shown: Vec<String> = figures
+        .iter()
+        .map(|(_, value, decimals)| {
+            if *decimals == 0 {
+                count(*value)
+            } else {
+                format!("{value:.decimals$}")
+            }
+        })
+        .collect();
+    let sentence = text(&shown);
+    figures
+        .iter()
+        .zip(&shown)
+        .map(|((figure, value, decimals), shown)| {
+            let x: f64 = shown.replace(',', "").parse().unwrap_or(*value);
+            let half = 0.5 * 10f64.powi(-(*decimals as i32));
+            Quote {
+                page,
+                figure: (*figure).to_string(),
+                value: *value,
+                unit,
+                source: format!("{COMMAND}: {source}"),
+                text: sentence.clone(),
+                number: shown.clone(),
+                low: x - half,
+                high: x + half,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
