@@ -1234,7 +1234,7 @@ impl Chapters<'_> {
         let page = "ch08-task-handles.md";
         let source = "joinset, medians of the rounds";
         let join = num(&r, "all_succeed_join_ms");
-        self.quotes.extend(quotes(
+        let mut join_quotes = quotes(
             page,
             &[
                 ("joinset_join_ms", join, 0),
@@ -1243,7 +1243,9 @@ impl Chapters<'_> {
             "ms",
             |n| format!("finished tasks took {} ms, about {} µs each", n[0], n[1]),
             source,
-        ));
+        );
+        join_quotes[1].unit = "µs";
+        self.quotes.extend(join_quotes);
         let (abort, joined) = (num(&r, "abort_call_ms"), num(&r, "abort_to_all_joined_ms"));
         self.quotes.extend(quotes(
             page,
