@@ -166,12 +166,13 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
             addr,
             workers,
         }) => {
-            return Ok(match (runtime, server) {
+            match (runtime, server) {
                 (Some(RuntimeArg::Ours), _) => echo::serve(echo::Server::Ours, addr, workers)?,
                 (Some(RuntimeArg::Tokio), _) => echo::serve(echo::Server::Tokio, addr, workers)?,
                 (None, Some(server)) => server.serve(addr)?,
                 (None, None) => return Err("serve needs --server or --runtime".into()),
-            });
+            }
+            return Ok(());
         }
         Some(Command::Echo {
             addr,
@@ -230,7 +231,11 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     if !args.only.is_empty() {
         // Only some pages: the appendix's tables stay as they are; the
         // scheduler run is made only if Chapter 7.8 is among them.
-        let sched = if args.only.iter().any(|o| "ch07-racing-tokio".contains(o.as_str())) {
+        let sched = if args
+            .only
+            .iter()
+            .any(|o| "ch07-racing-tokio".contains(o.as_str()))
+        {
             scheduler_run(&console, args.quick)
         } else {
             Value::Null

@@ -124,8 +124,7 @@ impl Chapters<'_> {
         let start = Instant::now();
         part(self)?;
         let seconds = start.elapsed().as_secs_f64();
-        self.console
-            .say(format!("  ({name}: {seconds:.1} s)"));
+        self.console.say(format!("  ({name}: {seconds:.1} s)"));
         self.timings.push((name.to_string(), seconds));
         Ok(())
     }
@@ -238,7 +237,12 @@ impl Chapters<'_> {
                 ("coop_budget_on_p99_high_ms", on.high, 3),
             ],
             "ms",
-            |n| format!("{} to {} ms for a ticker beside an always-ready reader", n[0], n[1]),
+            |n| {
+                format!(
+                    "{} to {} ms for a ticker beside an always-ready reader",
+                    n[0], n[1]
+                )
+            },
             "coop, ticker p99 with the budget, lowest and highest run",
         ));
         self.emit(t)
@@ -266,8 +270,14 @@ impl Chapters<'_> {
         );
         for (k, label) in [
             ("alone", "alone"),
-            ("blocking_in_task", "beside `thread::sleep(20 ms)` in a task"),
-            ("spawn_blocking", "beside the same sleep in `spawn_blocking`"),
+            (
+                "blocking_in_task",
+                "beside `thread::sleep(20 ms)` in a task",
+            ),
+            (
+                "spawn_blocking",
+                "beside the same sleep in `spawn_blocking`",
+            ),
         ] {
             t.row(vec![
                 label.into(),
@@ -285,7 +295,10 @@ impl Chapters<'_> {
         let source = "blocking, the ticker beside thread::sleep in a task";
         self.quotes.extend(quotes(
             page,
-            &[("blocking_ticks_blocked", blocked, 0), ("blocking_ticks_alone", alone, 0)],
+            &[
+                ("blocking_ticks_blocked", blocked, 0),
+                ("blocking_ticks_alone", alone, 0),
+            ],
             "ticks",
             |n| format!("the ticker gets {} ticks instead of {}", n[0], n[1]),
             source,
@@ -317,7 +330,12 @@ impl Chapters<'_> {
                 ("blocking_pool_p99_high_ms", pool.high, 2),
             ],
             "ms",
-            |n| format!("{} to {} ms with the same sleep in `spawn_blocking`", n[0], n[1]),
+            |n| {
+                format!(
+                    "{} to {} ms with the same sleep in `spawn_blocking`",
+                    n[0], n[1]
+                )
+            },
             "blocking, ticker p99 beside the same sleep in spawn_blocking, lowest and highest run",
         ));
         self.emit(t)?;
@@ -407,7 +425,11 @@ impl Chapters<'_> {
             "| `LOOM_MAX_PREEMPTIONS` | interleavings, all models | of which `loom_two_thieves_and_a_pushing_owner` | seconds, all models |\n|---|---|---|---|",
         );
         for bound in data.bounds() {
-            let rows: Vec<_> = data.rows.iter().filter(|r| r.preemptions == bound).collect();
+            let rows: Vec<_> = data
+                .rows
+                .iter()
+                .filter(|r| r.preemptions == bound)
+                .collect();
             let total: u64 = rows.iter().filter_map(|r| r.iterations).sum();
             let thieves = rows
                 .iter()
@@ -459,7 +481,11 @@ impl Chapters<'_> {
             "echo",
             format!(
                 "`cargo run --release -p chapter-07 --example compare -- echo --connections {} --rounds {}`; {} connections, 64-byte messages, {} s of closed-loop echo per server per round, {} rounds; generator and server share the machine; the range over the rounds",
-                connections, rounds, count(connections), secs, rounds
+                connections,
+                rounds,
+                count(connections),
+                secs,
+                rounds
             ),
             "| server | msgs/s | p99 | switches per message | memory per connection |\n|---|---|---|---|---|",
         );
@@ -475,7 +501,10 @@ impl Chapters<'_> {
                 rounds_of(&format!("throughput_rounds_{who}")).range(count, ""),
                 p99_ms.range(d1, " ms"),
                 rounds_of(&format!("switches_per_message_rounds_{who}")).range(fn4, ""),
-                format!("{} KiB", d2(num(&e["results"][idx], "server_rss_per_connection_kib"))),
+                format!(
+                    "{} KiB",
+                    d2(num(&e["results"][idx], "server_rss_per_connection_kib"))
+                ),
             ]);
         }
         let show = |s: Spread| s.show(d2, "");
@@ -504,7 +533,9 @@ impl Chapters<'_> {
             "memory",
             format!(
                 "the echo race of Chapter 7.8 (`compare -- echo`), {} connections, 64-byte messages, {} rounds of {} s per server, the servers taking turns to go first; the growth of the server's resident memory divided by the connections, in the round of median throughput",
-                count(connections), rounds, secs
+                count(connections),
+                rounds,
+                secs
             ),
             "| server | memory per connection | wrong replies |\n|---|---|---|",
         );
@@ -802,7 +833,12 @@ impl Chapters<'_> {
             t.row(vec![
                 i.to_string(),
                 us(model_us),
-                format!("{} ({} to {})", us(wait.median), us(wait.low), us(wait.high)),
+                format!(
+                    "{} ({} to {})",
+                    us(wait.median),
+                    us(wait.low),
+                    us(wait.high)
+                ),
                 format!("{:+.0}%", (wait.median / model_us - 1.0) * 100.0),
             ]);
             over.push((wait.median / model_us - 1.0) * 100.0);
@@ -841,7 +877,8 @@ impl Chapters<'_> {
         };
         let mut runs = Vec::new();
         for run in 0..n {
-            self.console.say(format!("  timers, run {} of {n}", run + 1));
+            self.console
+                .say(format!("  timers, run {} of {n}", run + 1));
             runs.push(chapter_07::experiments::timer_ops(sizes, ops, rounds));
         }
         let mut t = Table::new(
@@ -985,7 +1022,9 @@ impl Chapters<'_> {
                 label.into(),
                 lost_text,
                 col(&runs, &format!("{k}_intact_records")).range(count, ""),
-                col(&runs, &format!("{k}_ticks")).range(count, "").replace(" to ", " – "),
+                col(&runs, &format!("{k}_ticks"))
+                    .range(count, "")
+                    .replace(" to ", " – "),
             ]);
         }
         self.emit(t)
@@ -1017,12 +1056,18 @@ impl Chapters<'_> {
             "| measure | median | range over runs |\n|---|---|---|",
         );
         for (key, label) in [
-            ("first_refusal_after_signal", "SIGINT to the first new connection refused"),
+            (
+                "first_refusal_after_signal",
+                "SIGINT to the first new connection refused",
+            ),
             (
                 "stopped_line_after_signal",
                 "SIGINT to the server's \"stopped accepting\" line, read through its pipe",
             ),
-            ("cut_after_deadline", "deadline to the last cut connection's end of stream"),
+            (
+                "cut_after_deadline",
+                "deadline to the last cut connection's end of stream",
+            ),
             ("exit_after_deadline", "deadline to the server's exit"),
         ] {
             let s = Spread {
@@ -1030,7 +1075,11 @@ impl Chapters<'_> {
                 low: num(&r, &format!("{key}_min_ms")),
                 high: num(&r, &format!("{key}_max_ms")),
             };
-            t.row(vec![label.into(), format!("{} ms", sig3(s.median)), s.range(sig3, " ms")]);
+            t.row(vec![
+                label.into(),
+                format!("{} ms", sig3(s.median)),
+                s.range(sig3, " ms"),
+            ]);
         }
         self.quotes.push(quote(
             "ch08-signals.md",
@@ -1074,7 +1123,10 @@ impl Chapters<'_> {
                 "mutex_await_held",
                 "`Mutex`, 16 tasks, a `yield_now().await` inside the section",
             ),
-            ("semaphore_uncontended", "`Semaphore`, one task, acquire and drop"),
+            (
+                "semaphore_uncontended",
+                "`Semaphore`, one task, acquire and drop",
+            ),
             ("semaphore_contended", "`Semaphore` of 4, 16 tasks"),
             ("std_mutex_uncontended", "`std::sync::Mutex`, one task"),
             ("std_mutex_contended", "`std::sync::Mutex`, 16 tasks"),
@@ -1120,7 +1172,11 @@ impl Chapters<'_> {
         self.quotes.extend(quotes(
             page,
             &[
-                ("sync_await_held_ours_ns", first("mutex_await_held", ours), 0),
+                (
+                    "sync_await_held_ours_ns",
+                    first("mutex_await_held", ours),
+                    0,
+                ),
                 ("sync_contended_ours_ns", first("mutex_contended", ours), 0),
             ],
             "ns",
@@ -1130,8 +1186,16 @@ impl Chapters<'_> {
         self.quotes.extend(quotes(
             page,
             &[
-                ("sync_await_held_tokio_ns", first("mutex_await_held", tokio), 0),
-                ("sync_contended_tokio_ns", first("mutex_contended", tokio), 0),
+                (
+                    "sync_await_held_tokio_ns",
+                    first("mutex_await_held", tokio),
+                    0,
+                ),
+                (
+                    "sync_contended_tokio_ns",
+                    first("mutex_contended", tokio),
+                    0,
+                ),
             ],
             "ns",
             |n| format!("{} against {} ns for Tokio", n[0], n[1]),
@@ -1156,9 +1220,21 @@ impl Chapters<'_> {
         self.quotes.extend(quotes(
             page,
             &[
-                ("sync_std_contended_ns", first("std_mutex_contended", ours), 0),
-                ("sync_contended_ours_ns_again", first("mutex_contended", ours), 0),
-                ("sync_contended_tokio_ns_again", first("mutex_contended", tokio), 0),
+                (
+                    "sync_std_contended_ns",
+                    first("std_mutex_contended", ours),
+                    0,
+                ),
+                (
+                    "sync_contended_ours_ns_again",
+                    first("mutex_contended", ours),
+                    0,
+                ),
+                (
+                    "sync_contended_tokio_ns_again",
+                    first("mutex_contended", tokio),
+                    0,
+                ),
             ],
             "ns",
             |n| format!("among 16 tasks {} ns against {} and {}", n[0], n[1], n[2]),
@@ -1167,8 +1243,16 @@ impl Chapters<'_> {
         self.quotes.extend(quotes(
             page,
             &[
-                ("sync_uncontended_round_low", first("mutex_uncontended", "/ratio_range/0"), 2),
-                ("sync_uncontended_round_high", first("mutex_uncontended", "/ratio_range/1"), 2),
+                (
+                    "sync_uncontended_round_low",
+                    first("mutex_uncontended", "/ratio_range/0"),
+                    2,
+                ),
+                (
+                    "sync_uncontended_round_high",
+                    first("mutex_uncontended", "/ratio_range/1"),
+                    2,
+                ),
             ],
             "ratio",
             |n| format!("ranged from {} to {} times Tokio's time", n[0], n[1]),
@@ -1192,13 +1276,25 @@ impl Chapters<'_> {
         );
         let _ = half;
         for (key, label) in [
-            ("returned", "outputs returned (the tasks that return at once)"),
+            (
+                "returned",
+                "outputs returned (the tasks that return at once)",
+            ),
             ("failed", "failures returned"),
             ("cancelled", "cancelled (`JoinError::is_cancelled`)"),
-            ("dropped_on_workers", "waiting futures dropped on a worker thread"),
-            ("dropped_with_own_id", "dropped with `task::try_id()` naming the task"),
+            (
+                "dropped_on_workers",
+                "waiting futures dropped on a worker thread",
+            ),
+            (
+                "dropped_with_own_id",
+                "dropped with `task::try_id()` naming the task",
+            ),
         ] {
-            let (lo, hi) = (num(&r, &format!("{key}_min")), num(&r, &format!("{key}_max")));
+            let (lo, hi) = (
+                num(&r, &format!("{key}_min")),
+                num(&r, &format!("{key}_max")),
+            );
             t.row(vec![
                 label.into(),
                 count(if lo == hi { lo } else { f64::NAN }),
@@ -1208,12 +1304,18 @@ impl Chapters<'_> {
         for (key, label) in [
             ("spawn", "spawn 100,000 (half of them wait forever)"),
             ("abort_call", "the `abort_all()` call itself"),
-            ("abort_to_all_joined", "from `abort_all()` to the last task joined"),
+            (
+                "abort_to_all_joined",
+                "from `abort_all()` to the last task joined",
+            ),
             (
                 "drop_to_all_dropped",
                 "`drop(set)` of 50,000 waiting tasks, to the last future dropped",
             ),
-            ("all_succeed_spawn", "spawn 100,000 tasks that return their index"),
+            (
+                "all_succeed_spawn",
+                "spawn 100,000 tasks that return their index",
+            ),
             ("all_succeed_join", "join those 100,000"),
         ] {
             t.row(vec![
@@ -1249,9 +1351,17 @@ impl Chapters<'_> {
         let (abort, joined) = (num(&r, "abort_call_ms"), num(&r, "abort_to_all_joined_ms"));
         self.quotes.extend(quotes(
             page,
-            &[("joinset_abort_call_whole_ms", abort, 0), ("joinset_abort_to_joined_ms", joined, 0)],
+            &[
+                ("joinset_abort_call_whole_ms", abort, 0),
+                ("joinset_abort_to_joined_ms", joined, 0),
+            ],
             "ms",
-            |n| format!("returned after {} ms, but the tasks were only all joined {} ms after it", n[0], n[1]),
+            |n| {
+                format!(
+                    "returned after {} ms, but the tasks were only all joined {} ms after it",
+                    n[0], n[1]
+                )
+            },
             source,
         ));
         self.quotes.push(quote(
@@ -1351,7 +1461,10 @@ impl Chapters<'_> {
         let idle = |who: &str| num(&r, &format!("/rss_per_idle_connection_kib/{who}"));
         self.quotes.extend(quotes(
             page,
-            &[("http_idle_kib_ours", idle("rt"), 1), ("http_idle_kib_tokio", idle("tokio"), 1)],
+            &[
+                ("http_idle_kib_ours", idle("rt"), 1),
+                ("http_idle_kib_tokio", idle("tokio"), 1),
+            ],
             "KiB",
             |n| format!("ours {} KiB, Tokio's {}", n[0], n[1]),
             "http, resident memory per idle keep-alive connection",
@@ -1369,8 +1482,16 @@ impl Chapters<'_> {
         self.quotes.extend(quotes(
             page,
             &[
-                ("http_ours_50_low", num(&ours50, "/requests_per_sec_range/0"), 0),
-                ("http_ours_50_high", num(&ours50, "/requests_per_sec_range/1"), 0),
+                (
+                    "http_ours_50_low",
+                    num(&ours50, "/requests_per_sec_range/0"),
+                    0,
+                ),
+                (
+                    "http_ours_50_high",
+                    num(&ours50, "/requests_per_sec_range/1"),
+                    0,
+                ),
             ],
             "requests/s",
             |n| format!("ours ranged from {} to {} requests a second", n[0], n[1]),

@@ -14,6 +14,13 @@
 //! measured value lies inside its band, so a run that contradicts the prose,
 //! or prose edited away from the measurement, fails the book's tests.
 //!
+//! The prose of Chapters 7 to 9 quotes the tables `chapters.rs` writes;
+//! those quotes are not kept by hand: the run makes each one (the page's
+//! words around the number it measured, see `measured.rs`) and records it
+//! here with the band its shown number stands for, replacing the earlier
+//! run's. So after a run, `figures.mjs` fails on every page whose prose
+//! still says what the earlier run measured.
+//!
 //! If the folder also holds `tables-other-host.md`, an earlier run's
 //! tables from another machine, its figures are recorded too (named
 //! `other_host_...`: the chapters measured on that host quote them), and
@@ -135,7 +142,14 @@ pub fn draw_and_record(
                 "no {} (the appendix's tables were not measured): figures.json gets this run's quotes only",
                 tables_path.display()
             ));
-            return record(&out.join("figures.json"), None, "", BTreeMap::new(), quotes, console);
+            return record(
+                &out.join("figures.json"),
+                None,
+                "",
+                BTreeMap::new(),
+                quotes,
+                console,
+            );
         }
         Err(err) => return Err(format!("cannot read {}: {err}", tables_path.display()).into()),
     };
@@ -490,13 +504,16 @@ fn record(
             q.figure.clone(),
             json!({ "value": value, "unit": q.unit, "source": q.source, "low": q.low, "high": q.high }),
         );
-        quotes.push(json!({ "page": q.page, "text": q.text, "number": q.number, "figure": q.figure }));
+        quotes.push(
+            json!({ "page": q.page, "text": q.text, "number": q.number, "figure": q.figure }),
+        );
     }
     let measured = md.lines().next().map(|l| l.trim_matches('*').to_string());
     let file = json!({
         "about": "The figures the book's prose quotes: value (this run), low to high (the band the prose states), \
-                  and where each is quoted. Written by the report example from tables.md; bands and quotes are \
-                  kept by hand; book/tests/figures.mjs checks them.",
+                  and where each is quoted. Written by the report example: the appendix's figures from tables.md, \
+                  their bands and quotes kept by hand; the quotes of Chapters 7 to 9 made by the run from what it \
+                  measured, each band the rounding of the number the page shows. book/tests/figures.mjs checks them.",
         "measured": measured.map_or_else(|| old["measured"].clone(), Value::from),
         "machine": machine.map_or_else(|| old["machine"].clone(), Value::from),
         "figures": all,

@@ -33,7 +33,12 @@ pub struct Table {
 }
 
 impl Table {
-    pub fn new(page: &'static str, name: &'static str, about: String, header: &'static str) -> Table {
+    pub fn new(
+        page: &'static str,
+        name: &'static str,
+        about: String,
+        header: &'static str,
+    ) -> Table {
         Table {
             page,
             name,
@@ -192,9 +197,15 @@ pub fn quote(
     text: impl Fn(&str) -> String,
     source: &str,
 ) -> Quote {
-    quotes(page, &[(figure, value, decimals)], unit, |n| text(&n[0]), source)
-        .pop()
-        .expect("one figure, one quote")
+    quotes(
+        page,
+        &[(figure, value, decimals)],
+        unit,
+        |n| text(&n[0]),
+        source,
+    )
+    .pop()
+    .expect("one figure, one quote")
 }
 
 /// One sentence quoting several figures ("457 against 35 ns"): a quote per
