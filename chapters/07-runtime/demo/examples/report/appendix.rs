@@ -200,7 +200,7 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
         .map_err(|err| format!("cannot create {}: {err}", args.out.display()))?;
     let console = Console::new(false);
     if args.plots_only {
-        super::figures::draw_and_record(&args.out, &console, Vec::new())?;
+        super::figures::draw_and_record(&args.out, &console, Vec::new(), true)?;
         console.say(format!(
             "Redrew the plots and figures.json in {}",
             args.out.display()
@@ -243,7 +243,7 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
         chapters.run(&sched)?;
         let quotes = std::mem::take(&mut chapters.quotes);
         super::chapters::timings(&console, &chapters.timings);
-        super::figures::draw_and_record(&args.out, &console, quotes)?;
+        super::figures::draw_and_record(&args.out, &console, quotes, false)?;
         return Ok(());
     }
     let started = std::time::Instant::now();
@@ -400,7 +400,7 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     chapters.run(&sched)?;
     let quotes = std::mem::take(&mut chapters.quotes);
     super::chapters::timings(&console, &chapters.timings);
-    super::figures::draw_and_record(&args.out, &console, quotes)?;
+    super::figures::draw_and_record(&args.out, &console, quotes, true)?;
     console.say(format!(
         "\nWrote {}, figures.json and the plots in {}",
         tables.display(),

@@ -229,6 +229,15 @@ impl Chapters<'_> {
             |x| format!("The reader pays {x}% of its throughput"),
             "coop, the reader's throughput with the budget against without",
         ));
+        self.quotes.push(quote(
+            page,
+            "coop_forced_yields_per_s",
+            col(&runs, "forced_yields_budget_on").median / d.as_secs_f64(),
+            "yields/s",
+            -3,
+            |x| format!("about {x} forced yields a second"),
+            "coop, polls ended by the budget per second of reading",
+        ));
         let on = col(&runs, "ticker_lateness_p99_ms_budget_on");
         self.quotes.extend(quotes(
             "ch07-racing-tokio.md",
@@ -397,6 +406,20 @@ impl Chapters<'_> {
                 s.range(sig3, " µs"),
             ]);
         }
+        let (meta, read) = (
+            col(&runs, "rt_metadata_us_median"),
+            col(&runs, "rt_read_us_median"),
+        );
+        self.quotes.extend(quotes(
+            "ch07-budget-blocking.md",
+            &[
+                ("files_pool_low_us", meta.low.min(read.low), 0),
+                ("files_pool_high_us", meta.high.max(read.high), 0),
+            ],
+            "µs",
+            |n| format!("The hand-off costs {} to {} µs a call", n[0], n[1]),
+            "files, a pool job per call, the runs' lowest and highest",
+        ));
         self.emit(t)
     }
 
@@ -418,12 +441,24 @@ impl Chapters<'_> {
             "ch07-checking.md",
             "loom",
             format!(
-                "the counts read from `{}`, written by `data/loom-iterations.sh` (CI's `--cfg loom` release build, not this run: its machine is {}); the counts are exact, the seconds are wall time summed over the models",
-                path.display(),
-                data.machine.as_deref().unwrap_or("not recorded")
+                "the counts read from `{}`, which `data/loom-iterations.sh` wrote (CI's `--cfg loom` release build; the host and date are that run's); the counts are exact, the seconds are wall time summed over the models",
+                path.display()
             ),
             "| `LOOM_MAX_PREEMPTIONS` | interleavings, all models | of which `loom_two_thieves_and_a_pushing_owner` | seconds, all models |\n|---|---|---|---|",
         );
+        // The host and date are the script's run's, from the CSV's comments.
+        t.measured_elsewhere = Some((
+            data.machine
+                .clone()
+                .unwrap_or_else(|| "a machine not recorded".into()),
+            data.measured
+                .as_deref()
+                .and_then(|m| m.split(',').next())
+                .map_or_else(
+                    || "a date not recorded".into(),
+                    |d| d.trim_end_matches(" UTC").to_string(),
+                ),
+        ));
         for bound in data.bounds() {
             let rows: Vec<_> = data
                 .rows
@@ -445,6 +480,68 @@ impl Chapters<'_> {
             ]);
         }
         let _ = models;
+        let mut shares = Vec::new();
+        for bound in data.bounds() {
+            let rows: Vec<_> = data
+                .rows
+                .iter()
+                .filter(|r| r.preemptions == bound)
+                .collect();
+            let total: u64 = rows.iter().filter_map(|r| r.iterations).sum();
+            let thieves: u64 = rows
+                .iter()
+                .filter(|r| r.model.starts_with("loom_two_thieves"))
+                .filter_map(|r| r.iterations)
+                .sum();
+            shares.push(100.0 * thieves as f64 / total.max(1) as f64);
+        }
+        let shares = spread(&shares);
+        self.quotes.extend(quotes(
+            "ch07-checking.md",
+            &[
+                ("loom_thieves_share_low_pct", shares.low, 0),
+                ("loom_thieves_share_high_pct", shares.high, 0),
+            ],
+            "%",
+            |n| {
+                format!(
+                    "the two thief models are {} to {}% of every row",
+                    n[0], n[1]
+                )
+            },
+            "loom-iterations.csv, the two thief models' share of each bound's interleavings",
+        ));
+        let at_top = |model: &str| {
+            data.rows
+                .iter()
+                .filter(|r| r.model == model)
+                .max_by_key(|r| r.preemptions)
+                .and_then(|r| r.iterations)
+                .map_or(f64::NAN, |i| i as f64)
+        };
+        self.quotes.extend(quotes(
+            "ch07-checking.md",
+            &[
+                (
+                    "loom_clear_readiness_iterations",
+                    at_top("loom_clear_readiness_never_erases_a_newer_edge"),
+                    0,
+                ),
+                (
+                    "loom_cancel_while_firing_iterations",
+                    at_top("loom_cancel_while_firing"),
+                    0,
+                ),
+            ],
+            "interleavings",
+            |n| {
+                format!(
+                    "runs {} interleavings at bounds 2, 3 and 4, and `loom_cancel_while_firing` {}",
+                    n[0], n[1]
+                )
+            },
+            "loom-iterations.csv, the two smallest models at the highest bound",
+        ));
         self.emit(t)
     }
 
@@ -846,6 +943,15 @@ impl Chapters<'_> {
         let over = spread(&over);
         self.quotes.push(quote(
             "ch07-scheduler.md",
+            "interval_polls_per_s",
+            1e6 / poll_us,
+            "polls/s",
+            -3,
+            |x| format!("makes {x} polls a second"),
+            "interval, one busy poll, median of the runs",
+        ));
+        self.quotes.push(quote(
+            "ch07-scheduler.md",
             "interval_busy_poll_us",
             poll_us,
             "µs",
@@ -932,6 +1038,35 @@ impl Chapters<'_> {
                     &source,
                 ));
             }
+        }
+        // Heap over wheel, insert + cancel, in every run at every size.
+        let ratios: Vec<f64> = runs
+            .iter()
+            .flat_map(|run| run.iter().map(|r| r.heap_ns / r.wheel_ns))
+            .collect();
+        let ratios = spread(&ratios);
+        self.quotes.extend(quotes(
+            "ch07-time.md",
+            &[
+                ("timers_heap_over_wheel_low", ratios.low, 1),
+                ("timers_heap_over_wheel_high", ratios.high, 1),
+            ],
+            "ratio",
+            |n| format!("the wheel is {} to {} times faster", n[0], n[1]),
+            "timers, heap over wheel time per insert + cancel, every run and size",
+        ));
+        let wheel =
+            |i: usize| spread(&runs.iter().map(|r| r[i].wheel_ns).collect::<Vec<_>>()).median;
+        if sizes.len() == 4 {
+            self.quotes.push(quote(
+                "ch07-time.md",
+                "timers_wheel_million_over_thousand",
+                wheel(3) / wheel(0),
+                "ratio",
+                2,
+                |x| format!("the {x} of the table above"),
+                "timers, the wheel's insert + cancel at 1,000,000 pending over 1,000",
+            ));
         }
         self.emit(t)
     }
@@ -1027,6 +1162,16 @@ impl Chapters<'_> {
                     .replace(" to ", " – "),
             ]);
         }
+        let read = (sent - col(&runs, "naive_lost_bytes").median) / 1024.0;
+        self.quotes.push(quote(
+            "ch08-select.md",
+            "cancel_naive_records_read",
+            read,
+            "records",
+            -1,
+            |x| format!("about {x} records' worth of bytes"),
+            "cancel, the naive loop's bytes read (sent less lost, median) in 1,024-byte records",
+        ));
         self.emit(t)
     }
 
@@ -1089,6 +1234,50 @@ impl Chapters<'_> {
             1,
             |x| format!("The first probe, about {x} ms after"),
             "shutdown, SIGINT to the first refused connect, median of the runs",
+        ));
+        let source = "shutdown, all runs";
+        self.quotes.push(quote(
+            "ch08-signals.md",
+            "shutdown_echoes",
+            num(&r, "echoes"),
+            "lines",
+            0,
+            |x| format!("({x} lines in all, none wrong)"),
+            source,
+        ));
+        self.quotes.push(quote(
+            "ch08-signals.md",
+            "shutdown_probes_refused",
+            num(&r, "probes_refused"),
+            "probes",
+            0,
+            |x| format!("refused ({x} in all)"),
+            source,
+        ));
+        self.quotes.extend(quotes(
+            "ch08-signals.md",
+            &[
+                ("shutdown_server_accepted", num(&r, "server_accepted"), 0),
+                (
+                    "shutdown_server_open_at_signal",
+                    num(&r, "server_open_at_signal"),
+                    0,
+                ),
+                (
+                    "shutdown_server_finished_in_time",
+                    num(&r, "server_finished_in_time"),
+                    0,
+                ),
+                ("shutdown_server_cut", num(&r, "server_cut"), 0),
+            ],
+            "connections",
+            |n| {
+                format!(
+                    "added up to {} accepted, {} open at Ctrl-C, {} finished in time and {} cut",
+                    n[0], n[1], n[2], n[3]
+                )
+            },
+            "shutdown, the server's own summaries, all runs",
         ));
         self.emit(t)
     }
@@ -1277,7 +1466,7 @@ impl Chapters<'_> {
         let _ = half;
         for (key, label) in [
             (
-                "returned",
+                "completed",
                 "outputs returned (the tasks that return at once)",
             ),
             ("failed", "failures returned"),
@@ -1479,6 +1668,35 @@ impl Chapters<'_> {
                 .unwrap_or(Value::Null)
         };
         let (ours50, tokio50) = (at("rt", 50.0), at("tokio", 50.0));
+        let (ours1000, tokio1000) = (at("rt", 1000.0), at("tokio", 1000.0));
+        let p99 = |row: &Value| num(row, "latency_p99_us") / 1e3;
+        let places = |ms: f64| {
+            if ms >= 100.0 {
+                0
+            } else if ms >= 10.0 {
+                1
+            } else {
+                2
+            }
+        };
+        let p99s = [p99(&ours50), p99(&tokio50), p99(&ours1000), p99(&tokio1000)];
+        self.quotes.extend(quotes(
+            page,
+            &[
+                ("http_p99_ours_50_ms", p99s[0], places(p99s[0])),
+                ("http_p99_tokio_50_ms", p99s[1], places(p99s[1])),
+                ("http_p99_ours_1000_ms", p99s[2], places(p99s[2])),
+                ("http_p99_tokio_1000_ms", p99s[3], places(p99s[3])),
+            ],
+            "ms",
+            |n| {
+                format!(
+                    "at 50 connections rt {} ms and Tokio {} ms, at 1,000 connections rt {} ms and Tokio {} ms",
+                    n[0], n[1], n[2], n[3]
+                )
+            },
+            "http, p99 latency, medians of the rounds",
+        ));
         self.quotes.extend(quotes(
             page,
             &[

@@ -127,17 +127,18 @@ fn server_key(describe: &str) -> &'static str {
 
 /// Draws the plots from `out/tables.md` and updates `out/figures.json`,
 /// with the quotes of Chapters 7 to 9 that this run measured (`quotes`; see
-/// `measured.rs`). With no `tables.md` in `out` (a `--only` run into a new
-/// folder), only the quotes are recorded.
+/// `measured.rs`). With no `tables.md` in `out` and `need_tables` false (a
+/// `--only` run into a new folder), only the quotes are recorded.
 pub fn draw_and_record(
     out: &Path,
     console: &Console,
     quotes: Vec<Quote>,
+    need_tables: bool,
 ) -> Result<(), Box<dyn Error>> {
     let tables_path = out.join("tables.md");
     let md = match std::fs::read_to_string(&tables_path) {
         Ok(md) => md,
-        Err(err) if err.kind() == std::io::ErrorKind::NotFound && !quotes.is_empty() => {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound && !need_tables => {
             console.say(format!(
                 "no {} (the appendix's tables were not measured): figures.json gets this run's quotes only",
                 tables_path.display()

@@ -30,6 +30,9 @@ pub struct Table {
     pub about: String,
     pub header: &'static str,
     pub rows: Vec<Vec<String>>,
+    /// The host and date, when the figures were not measured by this run
+    /// (the loom counts, read from a file another run wrote).
+    pub measured_elsewhere: Option<(String, String)>,
 }
 
 impl Table {
@@ -45,6 +48,7 @@ impl Table {
             about,
             header,
             rows: Vec::new(),
+            measured_elsewhere: None,
         }
     }
 
@@ -59,6 +63,10 @@ impl Table {
 
     /// The file's text: a comment, the caption line, the table.
     pub fn render(&self, machine: &str, date: &str) -> String {
+        let (machine, date) = match &self.measured_elsewhere {
+            Some((machine, date)) => (machine.as_str(), date.as_str()),
+            None => (machine, date),
+        };
         let mut md = format!(
             "<!-- Written by `{COMMAND}` (chapters/07-runtime/demo/examples/report/chapters.rs): do not edit by hand. -->\n\
              *Measured on {machine}, on {date} UTC, by `{COMMAND}`: {}.*\n\n{}\n",
@@ -137,6 +145,9 @@ impl Spread {
 
 /// Whole numbers with thousands separators: 268,779.
 pub fn count(x: f64) -> String {
+    if !x.is_finite() {
+        return "n/a".into();
+    }
     chapter_01::console::group_thousands(x.round())
 }
 
@@ -186,14 +197,15 @@ pub struct Quote {
 }
 
 /// A quote whose number is `value` shown with `decimals` decimals (and
-/// thousands separators); `text` builds the page's words around it. The
-/// band is what that number stands for: the value rounded to those decimals.
+/// thousands separators; a negative count rounds to tens, hundreds, ...:
+/// -3 shows 134,390 as 134,000); `text` builds the page's words around it.
+/// The band is what that number stands for: the value so rounded.
 pub fn quote(
     page: &'static str,
     figure: &str,
     value: f64,
     unit: &'static str,
-    decimals: usize,
+    decimals: i32,
     text: impl Fn(&str) -> String,
     source: &str,
 ) -> Quote {
@@ -212,7 +224,7 @@ pub fn quote(
 /// figure, each with the same text and its own number.
 pub fn quotes(
     page: &'static str,
-    figures: &[(&str, f64, usize)],
+    figures: &[(&str, f64, i32)],
     unit: &'static str,
     text: impl Fn(&[String]) -> String,
     source: &str,
@@ -220,10 +232,11 @@ pub fn quotes(
     let shown: Vec<String> = figures
         .iter()
         .map(|(_, value, decimals)| {
-            if *decimals == 0 {
-                count(*value)
+            if *decimals <= 0 {
+                let step = 10f64.powi(-*decimals);
+                count((value / step).round() * step)
             } else {
-                format!("{value:.decimals$}")
+                format!("{value:.prec$}", prec = *decimals as usize)
             }
         })
         .collect();
@@ -233,7 +246,7 @@ pub fn quotes(
         .zip(&shown)
         .map(|((figure, value, decimals), shown)| {
             let x: f64 = shown.replace(',', "").parse().unwrap_or(*value);
-            let half = 0.5 * 10f64.powi(-(*decimals as i32));
+            let half = 0.5 * 10f64.powi(-*decimals);
             Quote {
                 page,
                 figure: (*figure).to_string(),
@@ -260,6 +273,21 @@ mod tests {
         assert_eq!(s.show(d1, " ms"), "2.0 ms (1.0 to 3.0)");
         assert_eq!(spread(&[1.0, 4.0]).median, 2.5);
         assert_eq!(spread(&[5.0, 5.0]).show(count, ""), "5");
+    }
+
+    #[test]
+    fn a_negative_precision_rounds_to_thousands() {
+        let q = quote(
+            "p.md",
+            "f",
+            134_390.0,
+            "",
+            -3,
+            |n| format!("about {n}"),
+            "x",
+        );
+        assert_eq!(q.text, "about 134,000");
+        assert_eq!((q.low, q.high), (133_500.0, 134_500.0));
     }
 
     #[test]
