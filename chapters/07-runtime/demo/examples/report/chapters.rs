@@ -200,7 +200,7 @@ impl Chapters<'_> {
                 label.into(),
                 col(&runs, &format!("ticks_while_reading_{k}")).show(count, ""),
                 col(&runs, &format!("ticker_lateness_p99_ms_{k}")).show(ms, " ms"),
-                col(&runs, &format!("ticker_lateness_max_ms_{k}")).show(d2, " ms"),
+                col(&runs, &format!("ticker_lateness_max_ms_{k}")).show(ms, " ms"),
                 col(&runs, &format!("forced_yields_{k}")).show(count, ""),
                 col(&runs, &format!("reader_mib_per_s_{k}")).show(count, " MiB/s"),
             ]);

@@ -458,6 +458,11 @@ fn side_by_side(this: &[Table], machine: &str, other: &[Table], other_machine: &
     md
 }
 
+/// A band's end, rounded to nine decimals (1.915, not 1.9149999999999998).
+fn band(x: f64) -> f64 {
+    (x * 1e9).round() / 1e9
+}
+
 /// Updates `figures.json`: each measured figure's value, unit and source
 /// are replaced; its band and the quotes are kept (they are the prose's).
 /// A quote this run made (Chapters 7 to 9) replaces its figure entirely:
@@ -503,7 +508,7 @@ fn record(
         let value = (q.value * 1000.0).round() / 1000.0;
         all.insert(
             q.figure.clone(),
-            json!({ "value": value, "unit": q.unit, "source": q.source, "low": q.low, "high": q.high }),
+            json!({ "value": value, "unit": q.unit, "source": q.source, "low": band(q.low), "high": band(q.high) }),
         );
         quotes.push(
             json!({ "page": q.page, "text": q.text, "number": q.number, "figure": q.figure }),
