@@ -30,12 +30,12 @@ struct Args {
     plots_only: bool,
     /// Where the measured tables of Chapters 7 to 9 go (default: the
     /// folder `generated/measured` beside --out)
-    #[arg(long)]
+    #[arg(long, value_name = "DIR")]
     measured: Option<PathBuf>,
     /// Only the tables of the pages whose name starts with one of these
     /// (comma-separated, e.g. `ch08,ch09-http`); the appendix's own tables
     /// are then not measured
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', value_name = "PAGES")]
     only: Vec<String>,
     /// Runs of each repeated experiment of Chapters 7 to 9, instead of each
     /// page's own count (at least 3 for the book: medians and ranges)
@@ -50,15 +50,16 @@ enum Command {
     /// Run one echo server (the harness starts these as child processes)
     #[command(hide = true)]
     Serve {
-        #[arg(long, value_enum, required_unless_present = "runtime")]
-        server: Option<ServerArg>,
+        /// The server (Chapter 7's runtime unless given; --runtime wins)
+        #[arg(long, value_enum, default_value = "rt")]
+        server: ServerArg,
         /// Chapter 7.8's echo race: ours or Tokio's (as `compare -- serve`)
         #[arg(long, value_enum)]
         runtime: Option<RuntimeArg>,
         #[arg(long, default_value = "127.0.0.1:0")]
         addr: SocketAddr,
-        #[arg(long)]
-        workers: Option<usize>,
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        workers: Option<u16>,
     },
     /// Chapter 7's echo server, stopped gracefully on Ctrl-C, as
     /// `chapter-07 echo --graceful` (Chapter 8.4's script starts it)
@@ -66,11 +67,11 @@ enum Command {
     Echo {
         #[arg(long, default_value = "127.0.0.1:0")]
         addr: SocketAddr,
-        #[arg(long)]
-        workers: Option<usize>,
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        workers: Option<u16>,
         #[arg(long)]
         graceful: bool,
-        #[arg(long, default_value_t = 5_000)]
+        #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
         deadline_ms: u64,
     },
     /// Chapter 3's load generator, as `chapter-07 load` (Chapter 7.6's
@@ -166,11 +167,11 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
             addr,
             workers,
         }) => {
+            let workers = workers.map(usize::from);
             match (runtime, server) {
                 (Some(RuntimeArg::Ours), _) => echo::serve(echo::Server::Ours, addr, workers)?,
                 (Some(RuntimeArg::Tokio), _) => echo::serve(echo::Server::Tokio, addr, workers)?,
-                (None, Some(server)) => server.serve(addr)?,
-                (None, None) => return Err("serve needs --server or --runtime".into()),
+                (None, server) => server.serve(addr)?,
             }
             return Ok(());
         }
@@ -180,6 +181,7 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
             graceful,
             deadline_ms,
         }) => {
+            let workers = workers.map(usize::from);
             if graceful {
                 chapter_07::graceful::run(addr, workers, Duration::from_millis(deadline_ms))?;
                 return Ok(());
@@ -215,6 +217,25 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
             .join("generated")
             .join("measured")
     });
+    // Bad arguments fail here, before anything is measured.
+    if measured_dir.as_os_str().is_empty() {
+        return Err("--measured needs a folder, not an empty path".into());
+    }
+    std::fs::create_dir_all(&measured_dir)
+        .map_err(|err| format!("cannot create {}: {err}", measured_dir.display()))?;
+    for only in &args.only {
+        if only.is_empty()
+            || !super::chapters::PAGES
+                .iter()
+                .any(|page| page.starts_with(only.as_str()))
+        {
+            return Err(format!(
+                "--only {only:?}: no page with measured tables starts so; they are {}",
+                super::chapters::PAGES.join(", ")
+            )
+            .into());
+        }
+    }
     let mut chapters = super::chapters::Chapters {
         console: &console,
         quick: args.quick,
@@ -234,7 +255,7 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
         let sched = if args
             .only
             .iter()
-            .any(|o| "ch07-racing-tokio".contains(o.as_str()))
+            .any(|o| "ch07-racing-tokio".starts_with(o.as_str()))
         {
             scheduler_run(&console, args.quick)
         } else {

@@ -49,6 +49,42 @@ pub struct Chapters<'a> {
     pub kept: Vec<String>,
 }
 
+/// The parts of a run, in order: each names the pages whose tables it
+/// writes (`--only ch08-s`, say, runs every part naming a page that starts
+/// so).
+pub const PARTS: [&str; 13] = [
+    "ch07-budget-blocking (coop, blocking, files) and ch07-time (ticker)",
+    "ch07-checking (loom interleavings, from the CSV)",
+    "ch07-racing-tokio and ch07-io (echo, scheduler)",
+    "ch07-racing-tokio (one worker against two)",
+    "ch07-observability (echo under load, metrics)",
+    "ch07-scheduler (workers, lifo, interval)",
+    "ch07-time (timers)",
+    "ch08-channels (mpsc)",
+    "ch08-select (cancel)",
+    "ch08-signals (graceful shutdown)",
+    "ch08-sync (locks)",
+    "ch08-task-handles (JoinSet)",
+    "ch09-http (wrk)",
+];
+
+/// The pages with measured tables, for `--only`'s error message.
+pub const PAGES: [&str; 13] = [
+    "ch07-budget-blocking",
+    "ch07-checking",
+    "ch07-io",
+    "ch07-observability",
+    "ch07-racing-tokio",
+    "ch07-scheduler",
+    "ch07-time",
+    "ch08-channels",
+    "ch08-select",
+    "ch08-signals",
+    "ch08-sync",
+    "ch08-task-handles",
+    "ch09-http",
+];
+
 /// The value at `key` of each run (a JSON pointer if it starts with `/`).
 fn col(runs: &[Value], key: &str) -> Spread {
     let values: Vec<f64> = runs
@@ -101,8 +137,15 @@ impl Chapters<'_> {
             .max(1)
     }
 
-    fn wants(&self, page: &str) -> bool {
-        self.only.is_empty() || self.only.iter().any(|o| page.contains(o.as_str()))
+    /// Whether `--only` asks for this part: it names a page that starts
+    /// with one of the given prefixes.
+    fn wants(&self, part: &str) -> bool {
+        self.only.is_empty()
+            || self.only.iter().any(|o| {
+                PAGES
+                    .iter()
+                    .any(|page| page.starts_with(o.as_str()) && part.contains(page))
+            })
     }
 
     fn repeat(&self, n: usize, mut once: impl FnMut() -> R<Value>) -> R<Vec<Value>> {
@@ -134,38 +177,32 @@ impl Chapters<'_> {
     pub fn run(&mut self, sched: &Value) -> R {
         std::fs::create_dir_all(&self.dir)
             .map_err(|err| format!("cannot create {}: {err}", self.dir.display()))?;
-        self.timed("ch07-budget-blocking (coop, blocking, files)", |c| {
+        self.timed(PARTS[0], |c| {
             c.budget()?;
             c.blocking()?;
             c.files()
         })?;
-        self.timed("ch07-checking (loom interleavings, from the CSV)", |c| {
-            c.loom()
-        })?;
+        self.timed(PARTS[1], |c| c.loom())?;
         let mut echo2 = Value::Null;
-        self.timed("ch07-racing-tokio and ch07-io (echo, scheduler)", |c| {
+        self.timed(PARTS[2], |c| {
             echo2 = c.echo(None, if c.quick { 2 } else { 5 })?;
             c.echo_tables(&echo2)?;
             c.scheduler(sched)
         })?;
-        self.timed("ch07-racing-tokio (one worker against two)", |c| {
-            c.workers_curve(sched, &echo2)
-        })?;
-        self.timed("ch07-observability (echo under load, metrics)", |c| {
-            c.metrics()
-        })?;
-        self.timed("ch07-scheduler (workers, lifo, interval)", |c| {
+        self.timed(PARTS[3], |c| c.workers_curve(sched, &echo2))?;
+        self.timed(PARTS[4], |c| c.metrics())?;
+        self.timed(PARTS[5], |c| {
             c.workers()?;
             c.lifo()?;
             c.interval()
         })?;
-        self.timed("ch07-time (timers)", |c| c.timers())?;
-        self.timed("ch08-channels (mpsc)", |c| c.channels())?;
-        self.timed("ch08-select (cancel)", |c| c.cancel())?;
-        self.timed("ch08-signals (graceful shutdown)", |c| c.shutdown())?;
-        self.timed("ch08-sync (locks)", |c| c.sync())?;
-        self.timed("ch08-task-handles (JoinSet)", |c| c.joinset())?;
-        self.timed("ch09-http (wrk)", |c| c.http())?;
+        self.timed(PARTS[6], |c| c.timers())?;
+        self.timed(PARTS[7], |c| c.channels())?;
+        self.timed(PARTS[8], |c| c.cancel())?;
+        self.timed(PARTS[9], |c| c.shutdown())?;
+        self.timed(PARTS[10], |c| c.sync())?;
+        self.timed(PARTS[11], |c| c.joinset())?;
+        self.timed(PARTS[12], |c| c.http())?;
         for kept in &self.kept {
             self.console.say(format!("kept as it was: {kept}"));
         }
