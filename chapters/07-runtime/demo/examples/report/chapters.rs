@@ -473,7 +473,6 @@ impl Chapters<'_> {
         };
         let data = chapter_07::loom_space::parse(&text)
             .map_err(|err| format!("{}: {err}", path.display()))?;
-        let models = data.by_model().len();
         let mut t = Table::new(
             "ch07-checking.md",
             "loom",
@@ -516,7 +515,6 @@ impl Chapters<'_> {
                 d2(seconds),
             ]);
         }
-        let _ = models;
         let mut shares = Vec::new();
         for bound in data.bounds() {
             let rows: Vec<_> = data
@@ -1491,7 +1489,6 @@ impl Chapters<'_> {
         let rounds = self.runs.unwrap_or(if self.quick { 2 } else { 5 });
         let tasks = if self.quick { 10_000 } else { 100_000 };
         let r = chapter_07::joinset::joinset(self.console, tasks, rounds, 2)?.to_json();
-        let half = count((tasks / 2) as f64);
         let mut t = Table::new(
             "ch08-task-handles.md",
             "joinset",
@@ -1500,7 +1497,6 @@ impl Chapters<'_> {
             ),
             "| 100,000 tasks in one `JoinSet`, 2 workers | median | rounds, fastest to slowest |\n|---|---:|---:|",
         );
-        let _ = half;
         for (key, label) in [
             (
                 "completed",
