@@ -463,22 +463,23 @@ impl Chapters<'_> {
     // ---- Chapter 7.7: loom's interleavings, from the script's CSV --------
 
     fn loom(&mut self) -> R {
-        let path = PathBuf::from("chapters/07-runtime/demo/data/loom-iterations.csv");
+        // The CSV beside this package's sources, wherever the run starts.
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("data/loom-iterations.csv");
+        let shown = "chapters/07-runtime/demo/data/loom-iterations.csv";
         let Ok(text) = std::fs::read_to_string(&path) else {
             self.kept.push(format!(
-                "ch07-checking-loom.md: no {} here (run the report from the repository's root)",
+                "ch07-checking-loom.md: cannot read {}",
                 path.display()
             ));
             return Ok(());
         };
-        let data = chapter_07::loom_space::parse(&text)
-            .map_err(|err| format!("{}: {err}", path.display()))?;
+        let data = chapter_07::loom_space::parse(&text).map_err(|err| format!("{shown}: {err}"))?;
         let mut t = Table::new(
             "ch07-checking.md",
             "loom",
             format!(
                 "the counts read from `{}`, which `data/loom-iterations.sh` wrote (CI's `--cfg loom` release build; the host and date are that run's); the counts are exact, the seconds are wall time summed over the models",
-                path.display()
+                shown
             ),
             "| `LOOM_MAX_PREEMPTIONS` | interleavings, all models | of which `loom_two_thieves_and_a_pushing_owner` | seconds, all models |\n|---|---|---|---|",
         );
