@@ -841,6 +841,16 @@ pub fn echo_spec() -> std::io::Result<chapter_03::harness::ServerSpec> {
 /// one process may have on each side), then the runtime's metrics over the
 /// load, explained line by line.
 pub fn echo_under_load(console: &Console, connections: usize, duration: Duration) -> Outcome {
+    echo_under_load_with_busy(console, connections, duration).map(|(report, _)| report)
+}
+
+/// [`echo_under_load`], and the workers' busy time per poll in µs over the
+/// window (the figure its text prints, for the book's report example).
+pub fn echo_under_load_with_busy(
+    console: &Console,
+    connections: usize,
+    duration: Duration,
+) -> Result<(Report, f64), Box<dyn Error>> {
     use std::process::{Command, Stdio};
     chapter_03::limits::raise_fd_limit()?;
     // Ask the long-poll detector to print what it blames on a task.
@@ -974,5 +984,5 @@ pub fn echo_under_load(console: &Console, connections: usize, duration: Duration
             during.long_polls - before.long_polls,
         );
     add_machine(&mut report, &Machine::current());
-    Ok(report)
+    Ok((report, busy.as_secs_f64() * 1e6 / polls.max(1) as f64))
 }

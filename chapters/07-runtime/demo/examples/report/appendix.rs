@@ -28,6 +28,19 @@ struct Args {
     /// tables.md already in --out
     #[arg(long)]
     plots_only: bool,
+    /// Where the measured tables of Chapters 7 to 9 go (default: the
+    /// folder `generated/measured` beside --out)
+    #[arg(long, value_name = "DIR")]
+    measured: Option<PathBuf>,
+    /// Only the tables of the pages whose name starts with one of these
+    /// (comma-separated, e.g. `ch08,ch09-http`); the appendix's own tables
+    /// are then not measured
+    #[arg(long, value_delimiter = ',', value_name = "PAGES")]
+    only: Vec<String>,
+    /// Runs of each repeated experiment of Chapters 7 to 9, instead of each
+    /// page's own count (at least 3 for the book: medians and ranges)
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=100))]
+    runs: Option<u32>,
     #[command(subcommand)]
     command: Option<Command>,
 }
@@ -37,11 +50,49 @@ enum Command {
     /// Run one echo server (the harness starts these as child processes)
     #[command(hide = true)]
     Serve {
-        #[arg(long, value_enum)]
+        /// The server (Chapter 7's runtime unless given; --runtime wins)
+        #[arg(long, value_enum, default_value = "rt")]
         server: ServerArg,
+        /// Chapter 7.8's echo race: ours or Tokio's (as `compare -- serve`)
+        #[arg(long, value_enum)]
+        runtime: Option<RuntimeArg>,
         #[arg(long, default_value = "127.0.0.1:0")]
         addr: SocketAddr,
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        workers: Option<u16>,
     },
+    /// Chapter 7's echo server, stopped gracefully on Ctrl-C, as
+    /// `chapter-07 echo --graceful` (Chapter 8.4's script starts it)
+    #[command(hide = true)]
+    Echo {
+        #[arg(long, default_value = "127.0.0.1:0")]
+        addr: SocketAddr,
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
+        workers: Option<u16>,
+        #[arg(long)]
+        graceful: bool,
+        #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
+        deadline_ms: u64,
+    },
+    /// Chapter 3's load generator, as `chapter-07 load` (Chapter 7.6's
+    /// metrics run starts it)
+    #[command(hide = true)]
+    Load {
+        #[arg(long)]
+        addr: SocketAddr,
+        #[command(flatten)]
+        load: chapter_03::experiments::LoadArgs,
+        /// Accepted as `chapter-07 load` does; the answer is always JSON
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// The two servers of Chapter 7.8's echo race.
+#[derive(Clone, Copy, ValueEnum)]
+enum RuntimeArg {
+    Ours,
+    Tokio,
 }
 
 /// The echo servers of the book, in chapter order.
@@ -109,14 +160,49 @@ pub fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<(), Box<dyn Error>> {
-    if let Some(Command::Serve { server, addr }) = args.command {
-        return Ok(server.serve(addr)?);
+    match args.command {
+        Some(Command::Serve {
+            server,
+            runtime,
+            addr,
+            workers,
+        }) => {
+            let workers = workers.map(usize::from);
+            match (runtime, server) {
+                (Some(RuntimeArg::Ours), _) => echo::serve(echo::Server::Ours, addr, workers)?,
+                (Some(RuntimeArg::Tokio), _) => echo::serve(echo::Server::Tokio, addr, workers)?,
+                (None, server) => server.serve(addr)?,
+            }
+            return Ok(());
+        }
+        Some(Command::Echo {
+            addr,
+            workers,
+            graceful,
+            deadline_ms,
+        }) => {
+            let workers = workers.map(usize::from);
+            if graceful {
+                chapter_07::graceful::run(addr, workers, Duration::from_millis(deadline_ms))?;
+                return Ok(());
+            }
+            return Ok(chapter_07::echo::run(addr, workers)?);
+        }
+        Some(Command::Load { addr, load, .. }) => {
+            let console = Console::new(true);
+            let mut config = load.config(1_000, 5);
+            config.target = addr;
+            let report = ch03::load(&console, &config)?;
+            console.finish(&report)?;
+            return Ok(());
+        }
+        None => {}
     }
     std::fs::create_dir_all(&args.out)
         .map_err(|err| format!("cannot create {}: {err}", args.out.display()))?;
     let console = Console::new(false);
     if args.plots_only {
-        super::figures::draw_and_record(&args.out, &console)?;
+        super::figures::draw_and_record(&args.out, &console, Vec::new(), true)?;
         console.say(format!(
             "Redrew the plots and figures.json in {}",
             args.out.display()
@@ -124,6 +210,64 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
         return Ok(());
     }
     let machine = chapter_01::machine::Machine::current();
+    let measured_dir = args.measured.clone().unwrap_or_else(|| {
+        args.out
+            .parent()
+            .unwrap_or(std::path::Path::new("."))
+            .join("generated")
+            .join("measured")
+    });
+    // Bad arguments fail here, before anything is measured.
+    if measured_dir.as_os_str().is_empty() {
+        return Err("--measured needs a folder, not an empty path".into());
+    }
+    std::fs::create_dir_all(&measured_dir)
+        .map_err(|err| format!("cannot create {}: {err}", measured_dir.display()))?;
+    for only in &args.only {
+        if only.is_empty()
+            || !super::chapters::PAGES
+                .iter()
+                .any(|page| page.starts_with(only.as_str()))
+        {
+            return Err(format!(
+                "--only {only:?}: no page with measured tables starts so; they are {}",
+                super::chapters::PAGES.join(", ")
+            )
+            .into());
+        }
+    }
+    let mut chapters = super::chapters::Chapters {
+        console: &console,
+        quick: args.quick,
+        runs: args.runs.map(|r| r as usize),
+        dir: measured_dir,
+        machine: machine.describe(),
+        date: today(),
+        only: args.only.clone(),
+        quotes: Vec::new(),
+        timings: Vec::new(),
+        written: Vec::new(),
+        kept: Vec::new(),
+    };
+    if !args.only.is_empty() {
+        // Only some pages: the appendix's tables stay as they are; the
+        // scheduler run is made only if Chapter 7.8 is among them.
+        let sched = if args
+            .only
+            .iter()
+            .any(|o| "ch07-racing-tokio".starts_with(o.as_str()))
+        {
+            scheduler_run(&console, args.quick)
+        } else {
+            Value::Null
+        };
+        chapters.run(&sched)?;
+        let quotes = std::mem::take(&mut chapters.quotes);
+        super::chapters::timings(&console, &chapters.timings);
+        super::figures::draw_and_record(&args.out, &console, quotes, false)?;
+        return Ok(());
+    }
+    let started = std::time::Instant::now();
     let mut md = String::new();
     let _ = writeln!(
         md,
@@ -205,17 +349,9 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     }
 
     console.say("\n3/4 Tokio's scheduler workloads on three runtimes");
-    let workers = std::thread::available_parallelism().map_or(2, usize::from);
-    let rounds = if args.quick { 3 } else { 31 };
-    let sched = scheduler::run(
-        &console,
-        &scheduler::Config {
-            workers,
-            rounds,
-            sample: Duration::from_millis(if args.quick { 20 } else { 50 }),
-            only: Vec::new(),
-        },
-    );
+    let sched = scheduler_run(&console, args.quick);
+    let workers = sched["workers"].as_u64().unwrap_or(2);
+    let rounds = sched["rounds"].as_u64().unwrap_or(0);
     let _ = writeln!(
         md,
         "\n## Scheduler workloads (Chapter 7)\n\nTokio's own benchmark workloads, the same code on each runtime, {workers} worker threads each, \
@@ -275,13 +411,38 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     let tables = args.out.join("tables.md");
     std::fs::write(&tables, md)
         .map_err(|err| format!("cannot write {}: {err}", tables.display()))?;
-    super::figures::draw_and_record(&args.out, &console)?;
+    let appendix_seconds = started.elapsed().as_secs_f64();
+
+    console.say("\nThe measured tables of Chapters 7 to 9");
+    chapters.timings.push((
+        "the appendix's tables (switches, echo, scheduler, timers)".into(),
+        appendix_seconds,
+    ));
+    chapters.run(&sched)?;
+    let quotes = std::mem::take(&mut chapters.quotes);
+    super::chapters::timings(&console, &chapters.timings);
+    super::figures::draw_and_record(&args.out, &console, quotes, true)?;
     console.say(format!(
         "\nWrote {}, figures.json and the plots in {}",
         tables.display(),
         args.out.display()
     ));
     Ok(())
+}
+
+/// Tokio's scheduler workloads on the three runtimes, one worker per CPU:
+/// the appendix's table, and Chapter 7.8's.
+fn scheduler_run(console: &Console, quick: bool) -> Value {
+    let workers = std::thread::available_parallelism().map_or(2, usize::from);
+    scheduler::run(
+        console,
+        &scheduler::Config {
+            workers,
+            rounds: if quick { 3 } else { 31 },
+            sample: Duration::from_millis(if quick { 20 } else { 50 }),
+            only: Vec::new(),
+        },
+    )
 }
 
 /// Table rows for a report's figures (machine keys left out: they are in

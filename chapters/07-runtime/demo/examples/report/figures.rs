@@ -14,6 +14,13 @@
 //! measured value lies inside its band, so a run that contradicts the prose,
 //! or prose edited away from the measurement, fails the book's tests.
 //!
+//! The prose of Chapters 7 to 9 quotes the tables `chapters.rs` writes;
+//! those quotes are not kept by hand: the run makes each one (the page's
+//! words around the number it measured, see `measured.rs`) and records it
+//! here with the band its shown number stands for, replacing the earlier
+//! run's. So after a run, `figures.mjs` fails on every page whose prose
+//! still says what the earlier run measured.
+//!
 //! If the folder also holds `tables-other-host.md`, an earlier run's
 //! tables from another machine, its figures are recorded too (named
 //! `other_host_...`: the chapters measured on that host quote them), and
@@ -29,6 +36,8 @@ use std::path::Path;
 use chapter_01::console::Console;
 use chapter_05::plots::Group;
 use chapter_07::plots;
+
+use super::measured::Quote;
 use serde_json::{Map, Value, json};
 
 /// One table of `tables.md`: its section heading and its rows' cells.
@@ -116,11 +125,35 @@ fn server_key(describe: &str) -> &'static str {
     }
 }
 
-/// Draws the plots from `out/tables.md` and updates `out/figures.json`.
-pub fn draw_and_record(out: &Path, console: &Console) -> Result<(), Box<dyn Error>> {
+/// Draws the plots from `out/tables.md` and updates `out/figures.json`,
+/// with the quotes of Chapters 7 to 9 that this run measured (`quotes`; see
+/// `measured.rs`). With no `tables.md` in `out` and `need_tables` false (a
+/// `--only` run into a new folder), only the quotes are recorded.
+pub fn draw_and_record(
+    out: &Path,
+    console: &Console,
+    quotes: Vec<Quote>,
+    need_tables: bool,
+) -> Result<(), Box<dyn Error>> {
     let tables_path = out.join("tables.md");
-    let md = std::fs::read_to_string(&tables_path)
-        .map_err(|err| format!("cannot read {}: {err}", tables_path.display()))?;
+    let md = match std::fs::read_to_string(&tables_path) {
+        Ok(md) => md,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound && !need_tables => {
+            console.say(format!(
+                "no {} (the appendix's tables were not measured): figures.json gets this run's quotes only",
+                tables_path.display()
+            ));
+            return record(
+                &out.join("figures.json"),
+                None,
+                "",
+                BTreeMap::new(),
+                quotes,
+                console,
+            );
+        }
+        Err(err) => return Err(format!("cannot read {}: {err}", tables_path.display()).into()),
+    };
     let (machine, tables) = parse(&md);
     let command = "cargo run --release -p chapter-07 --example report";
     let mut figures = extract(&tables, &format!("{command}: "));
@@ -273,7 +306,14 @@ pub fn draw_and_record(out: &Path, console: &Console) -> Result<(), Box<dyn Erro
             .map_err(|err| format!("cannot write {}: {err}", out.join("hosts.md").display()))?;
     }
 
-    record(&out.join("figures.json"), &machine, &md, figures, console)
+    record(
+        &out.join("figures.json"),
+        Some(&machine),
+        &md,
+        figures,
+        quotes,
+        console,
+    )
 }
 
 /// The tables of an earlier run on another host, if the folder holds one.
@@ -418,13 +458,22 @@ fn side_by_side(this: &[Table], machine: &str, other: &[Table], other_machine: &
     md
 }
 
+/// A band's end, rounded to nine decimals (1.915, not 1.9149999999999998).
+fn band(x: f64) -> f64 {
+    (x * 1e9).round() / 1e9
+}
+
 /// Updates `figures.json`: each measured figure's value, unit and source
 /// are replaced; its band and the quotes are kept (they are the prose's).
+/// A quote this run made (Chapters 7 to 9) replaces its figure entirely:
+/// value, and the band its shown number stands for, and its quote, so the
+/// page must say what the run measured.
 fn record(
     path: &Path,
-    machine: &str,
+    machine: Option<&str>,
     md: &str,
     figures: BTreeMap<String, (f64, &str, String)>,
+    made: Vec<Quote>,
     console: &Console,
 ) -> Result<(), Box<dyn Error>> {
     let old: Value = std::fs::read_to_string(path)
@@ -452,14 +501,29 @@ fn record(
         }
         *entry = fresh;
     }
+    let mut quotes: Vec<Value> = old["quotes"].as_array().cloned().unwrap_or_default();
+    // This run's quotes replace every earlier quote of the same figures.
+    quotes.retain(|old| !made.iter().any(|q| old["figure"] == q.figure.as_str()));
+    for q in made {
+        let value = (q.value * 1000.0).round() / 1000.0;
+        all.insert(
+            q.figure.clone(),
+            json!({ "value": value, "unit": q.unit, "source": q.source, "low": band(q.low), "high": band(q.high) }),
+        );
+        quotes.push(
+            json!({ "page": q.page, "text": q.text, "number": q.number, "figure": q.figure }),
+        );
+    }
+    let measured = md.lines().next().map(|l| l.trim_matches('*').to_string());
     let file = json!({
         "about": "The figures the book's prose quotes: value (this run), low to high (the band the prose states), \
-                  and where each is quoted. Written by the report example from tables.md; bands and quotes are \
-                  kept by hand; book/tests/figures.mjs checks them.",
-        "measured": md.lines().next().unwrap_or("").trim_matches('*'),
-        "machine": machine,
+                  and where each is quoted. Written by the report example: the appendix's figures from tables.md, \
+                  their bands and quotes kept by hand; the quotes of Chapters 7 to 9 made by the run from what it \
+                  measured, each band the rounding of the number the page shows. book/tests/figures.mjs checks them.",
+        "measured": measured.map_or_else(|| old["measured"].clone(), Value::from),
+        "machine": machine.map_or_else(|| old["machine"].clone(), Value::from),
         "figures": all,
-        "quotes": old.get("quotes").cloned().unwrap_or_else(|| json!([])),
+        "quotes": quotes,
     });
     std::fs::write(path, serde_json::to_string_pretty(&file)? + "\n")
         .map_err(|err| format!("cannot write {}: {err}", path.display()))?;

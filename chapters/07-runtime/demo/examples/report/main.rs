@@ -20,13 +20,28 @@
 //! * the timing wheel against the heap, and a million sleeps on both
 //!   runtimes.
 //!
+//! Then every measured table of Chapters 7 to 9 (`chapters.rs`), each
+//! written to `book/src/generated/measured/` where its page includes it,
+//! with the host in its caption, and the figures their prose quotes (see
+//! `measured.rs`). `--only ch08` runs the tables of the pages whose name
+//! starts so (the appendix's tables are then left alone); `--runs N` runs
+//! each repeated experiment N times instead of the pages' counts.
+//!
 //! The servers run as child processes of this example (`report serve
 //! --server NAME`), one at a time, like every harness run of the book.
 
 #[cfg(not(loom))]
+#[path = "../compare/channels.rs"]
+#[allow(dead_code)]
+mod channels;
+#[cfg(not(loom))]
 #[path = "../compare/echo.rs"]
 #[allow(dead_code)]
 mod echo;
+#[cfg(not(loom))]
+#[path = "../compare/http.rs"]
+#[allow(dead_code)]
+mod http;
 #[cfg(not(loom))]
 #[path = "../compare/runtimes.rs"]
 #[allow(dead_code)]
@@ -35,6 +50,10 @@ mod runtimes;
 #[path = "../compare/scheduler.rs"]
 #[allow(dead_code)]
 mod scheduler;
+#[cfg(not(loom))]
+#[path = "../compare/sync.rs"]
+#[allow(dead_code)]
+mod sync;
 #[cfg(not(loom))]
 #[path = "../compare/timers.rs"]
 #[allow(dead_code)]
@@ -47,7 +66,11 @@ mod workloads;
 #[cfg(not(loom))]
 mod appendix;
 #[cfg(not(loom))]
+mod chapters;
+#[cfg(not(loom))]
 mod figures;
+#[cfg(not(loom))]
+mod measured;
 
 #[cfg(not(loom))]
 fn main() -> std::process::ExitCode {
