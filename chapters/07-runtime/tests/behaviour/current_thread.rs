@@ -231,3 +231,249 @@ fn remote_tasks_are_not_held_back_by_tasks_that_yield_in_a_loop() {
         );
     });
 }
+
+// ---------------------------------------------------------------------
+// The current-thread runtime's documented life cycle: tasks run only
+// inside `block_on`, drop cancels, and the misuses that panic.
+
+/// Sets its flag when dropped.
+struct FlagOnDrop(Arc<AtomicBool>);
+
+impl Drop for FlagOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Tokio's current-thread runtime runs its tasks only while a thread is
+/// in `block_on` ("a spawned task [...] will not run until `block_on` is
+/// called"): a task spawned before any `block_on` has not started after
+/// real time passes, and runs at the next `block_on`.
+#[test]
+fn a_task_spawned_before_block_on_runs_only_inside_block_on() {
+    if shim::MULTI_THREAD {
+        return; // worker threads run tasks without block_on
+    }
+    limit("spawn before block_on", || {
+        let runtime = shim::runtime();
+        let ran = Arc::new(AtomicBool::new(false));
+        let handle = {
+            let ran = ran.clone();
+            runtime.spawn(async move {
+                ran.store(true, Ordering::SeqCst);
+                7
+            })
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!ran.load(Ordering::SeqCst), "the task ran outside block_on");
+        assert!(!handle.is_finished());
+        let out = runtime.block_on(handle).unwrap();
+        assert_eq!(out, 7);
+        assert!(ran.load(Ordering::SeqCst));
+    });
+}
+
+/// Between two `block_on` calls the current-thread runtime stands still:
+/// a task woken by a timer that fires meanwhile runs at the next
+/// `block_on`, not before.
+#[test]
+fn between_two_block_ons_no_task_runs() {
+    if shim::MULTI_THREAD {
+        return; // worker threads run tasks without block_on
+    }
+    limit("between block_ons", || {
+        let runtime = shim::runtime();
+        let done = Arc::new(AtomicBool::new(false));
+        let handle = {
+            let done = done.clone();
+            runtime.spawn(async move {
+                rt::time::sleep(Duration::from_millis(10)).await;
+                done.store(true, Ordering::SeqCst);
+            })
+        };
+        // Start the task: it registers its timer, then waits.
+        runtime.block_on(rt::task::yield_now());
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(
+            !done.load(Ordering::SeqCst),
+            "the task ran outside block_on"
+        );
+        runtime.block_on(handle).unwrap();
+        assert!(done.load(Ordering::SeqCst));
+    });
+}
+
+/// Dropping a runtime cancels its tasks: the future of a waiting task and
+/// of a task never polled are dropped (their destructors run) before the
+/// drop returns, and a `JoinHandle` kept from them reports cancellation
+/// when awaited on another runtime.
+#[test]
+fn dropping_the_runtime_drops_every_task_and_their_handles_see_cancelled() {
+    limit("drop cancels", || {
+        let runtime = shim::runtime();
+        let waited = Arc::new(AtomicBool::new(false));
+        let never = Arc::new(AtomicBool::new(false));
+        let waiting = {
+            let guard = FlagOnDrop(waited.clone());
+            runtime.spawn(async move {
+                let _guard = guard;
+                std::future::pending::<()>().await;
+            })
+        };
+        runtime.block_on(rt::task::yield_now());
+        let unpolled = {
+            let guard = FlagOnDrop(never.clone());
+            runtime.spawn(async move {
+                let _guard = guard;
+            })
+        };
+        drop(runtime);
+        assert!(
+            waited.load(Ordering::SeqCst),
+            "the waiting task was not dropped"
+        );
+        assert!(
+            never.load(Ordering::SeqCst),
+            "the unpolled task was not dropped"
+        );
+        let other = shim::runtime();
+        let (a, b) = other.block_on(async { (waiting.await, unpolled.await) });
+        assert!(a.unwrap_err().is_cancelled());
+        // The unpolled task may have been dropped before or after it ran
+        // (multi-thread); if it did not run, it is cancelled.
+        if let Err(err) = b {
+            assert!(err.is_cancelled());
+        }
+    });
+}
+
+/// `spawn_blocking` on the current-thread runtime runs the closure on
+/// another thread, so the `block_on` thread goes on meanwhile.
+#[test]
+fn spawn_blocking_on_a_current_thread_runtime_runs_off_the_thread() {
+    limit("spawn_blocking current-thread", || {
+        let runtime = shim::runtime();
+        let here = std::thread::current().id();
+        let there = runtime.block_on(async {
+            let (tx, rx) = std::sync::mpsc::channel::<()>();
+            let job = rt::task::spawn_blocking(move || {
+                rx.recv_timeout(Duration::from_secs(10)).unwrap();
+                std::thread::current().id()
+            });
+            // The job waits for us: we must still be running.
+            rt::time::sleep(Duration::from_millis(5)).await;
+            tx.send(()).unwrap();
+            job.await.unwrap()
+        });
+        assert_ne!(here, there);
+    });
+}
+
+/// `JoinSet`: `join_next` is `None` on an empty set; outputs come in the
+/// order the tasks finish; `abort_all` makes every remaining output a
+/// cancelled `JoinError`; `shutdown` aborts and waits, leaving it empty.
+#[test]
+fn join_set_joins_in_completion_order_and_aborts_all() {
+    limit("join set", || {
+        shim::runtime().block_on(async {
+            let mut set: rt::task::JoinSet<u32> = rt::task::JoinSet::new();
+            assert!(set.join_next().await.is_none());
+            assert!(set.is_empty());
+            for (n, ms) in [(1u32, 60u64), (2, 5), (3, 30)] {
+                set.spawn(async move {
+                    rt::time::sleep(Duration::from_millis(ms)).await;
+                    n
+                });
+            }
+            assert_eq!(set.len(), 3);
+            let mut order = Vec::new();
+            while let Some(out) = set.join_next().await {
+                order.push(out.unwrap());
+            }
+            assert_eq!(order, [2, 3, 1]);
+            assert!(set.join_next().await.is_none());
+
+            for _ in 0..3 {
+                set.spawn(std::future::pending::<u32>());
+            }
+            set.abort_all();
+            let mut cancelled = 0;
+            while let Some(out) = set.join_next().await {
+                assert!(out.unwrap_err().is_cancelled());
+                cancelled += 1;
+            }
+            assert_eq!(cancelled, 3);
+
+            let dropped = Arc::new(AtomicBool::new(false));
+            let guard = FlagOnDrop(dropped.clone());
+            set.spawn(async move {
+                let _guard = guard;
+                std::future::pending::<u32>().await
+            });
+            rt::task::yield_now().await;
+            set.shutdown().await;
+            assert!(set.is_empty());
+            assert!(dropped.load(Ordering::SeqCst));
+        });
+    });
+}
+
+/// Dropping a `JoinSet` aborts its tasks (unlike dropping a `JoinHandle`,
+/// which detaches).
+#[test]
+fn dropping_a_join_set_aborts_its_tasks() {
+    limit("join set drop", || {
+        shim::runtime().block_on(async {
+            let dropped = Arc::new(AtomicBool::new(false));
+            let mut set = rt::task::JoinSet::new();
+            let guard = FlagOnDrop(dropped.clone());
+            set.spawn(async move {
+                let _guard = guard;
+                std::future::pending::<()>().await
+            });
+            rt::task::yield_now().await;
+            drop(set);
+            for _ in 0..200 {
+                if dropped.load(Ordering::SeqCst) {
+                    break;
+                }
+                rt::time::sleep(Duration::from_millis(5)).await;
+            }
+            assert!(dropped.load(Ordering::SeqCst), "the task outlived its set");
+        });
+    });
+}
+
+/// `LocalSet::run_until` drives the set's `spawn_local` tasks while the
+/// future runs; tasks left pending when it returns run at the next
+/// `run_until` (or when the set is awaited).
+#[test]
+fn local_set_run_until_drives_local_tasks_and_keeps_the_rest() {
+    limit("local set run_until", || {
+        let runtime = shim::runtime();
+        let local = rt::task::LocalSet::new();
+        let count = std::rc::Rc::new(std::cell::Cell::new(0));
+        let out = local.block_on(&runtime, {
+            let count = count.clone();
+            async move {
+                let first = rt::task::spawn_local({
+                    let count = count.clone();
+                    async move { count.set(count.get() + 1) }
+                });
+                first.await.unwrap();
+                let _later = rt::task::spawn_local({
+                    let count = count.clone();
+                    async move {
+                        rt::time::sleep(Duration::from_millis(20)).await;
+                        count.set(count.get() + 10);
+                    }
+                });
+                count.get()
+            }
+        });
+        assert_eq!(out, 1);
+        assert_eq!(count.get(), 1);
+        runtime.block_on(local);
+        assert_eq!(count.get(), 11);
+    });
+}
