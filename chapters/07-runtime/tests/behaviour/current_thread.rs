@@ -477,3 +477,85 @@ fn local_set_run_until_drives_local_tasks_and_keeps_the_rest() {
         assert_eq!(count.get(), 11);
     });
 }
+
+/// The current-thread `block_on` returns as soon as its future is ready:
+/// a task the future spawned has not run yet, and runs at the next
+/// `block_on`.
+#[test]
+fn a_task_spawned_by_a_block_on_future_that_returns_at_once_waits_for_the_next() {
+    if shim::MULTI_THREAD {
+        return; // worker threads run tasks without block_on
+    }
+    limit("spawned then returned", || {
+        let runtime = shim::runtime();
+        let ran = Arc::new(AtomicBool::new(false));
+        let handle = runtime.block_on({
+            let ran = ran.clone();
+            async move { rt::spawn(async move { ran.store(true, Ordering::SeqCst) }) }
+        });
+        assert!(!ran.load(Ordering::SeqCst), "the task ran before block_on returned");
+        runtime.block_on(handle).unwrap();
+        assert!(ran.load(Ordering::SeqCst));
+    });
+}
+
+/// `JoinHandle::abort` on a `spawn_blocking` job that has started "will
+/// not have any effect, and the task will continue running normally": its
+/// result is still delivered.
+#[test]
+fn abort_does_not_stop_a_running_blocking_job() {
+    limit("abort blocking", || {
+        shim::runtime().block_on(async {
+            let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
+            let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+            let job = rt::task::spawn_blocking(move || {
+                started_tx.send(()).unwrap();
+                go_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+                42
+            });
+            rt::task::spawn_blocking(move || {
+                started_rx.recv_timeout(Duration::from_secs(10)).unwrap()
+            })
+            .await
+            .unwrap();
+            job.abort();
+            go_tx.send(()).unwrap();
+            assert_eq!(job.await.unwrap(), 42);
+        });
+    });
+}
+
+/// `task::id()` inside a task is that task's id, the one its `JoinHandle`
+/// reports; `task::try_id()` is `None` in `block_on`'s own future, and
+/// `task::id()` "panics if called from outside a task".
+#[test]
+fn task_id_names_the_running_task_and_panics_outside_one() {
+    limit("task id", || {
+        shim::runtime().block_on(async {
+            assert!(rt::task::try_id().is_none());
+            super::expect_panic("task::id outside a task", rt::task::id);
+            let handle = rt::spawn(async { rt::task::id() });
+            let expected = handle.id();
+            assert_eq!(handle.await.unwrap(), expected);
+        });
+    });
+}
+
+/// `LocalSet::enter` lets `spawn_local` queue tasks on the set from
+/// outside `run_until`; they run when the set is next driven.
+#[test]
+fn local_set_enter_lets_spawn_local_queue_tasks() {
+    limit("local set enter", || {
+        let runtime = shim::runtime();
+        let local = rt::task::LocalSet::new();
+        let value = std::rc::Rc::new(std::cell::Cell::new(0));
+        let handle = {
+            let _guard = local.enter();
+            let value = value.clone();
+            rt::task::spawn_local(async move { value.set(5) })
+        };
+        assert_eq!(value.get(), 0);
+        local.block_on(&runtime, handle).unwrap();
+        assert_eq!(value.get(), 5);
+    });
+}

@@ -599,3 +599,77 @@ fn fill_buf_and_consume_walk_a_buffered_reader() {
         });
     });
 }
+
+/// `read_buf` appends to a `Vec` and returns the count, 0 at end of file;
+/// `read_exact` of nothing succeeds even at end of file.
+#[test]
+fn read_buf_appends_and_read_exact_of_nothing_succeeds() {
+    limit("read_buf", || {
+        shim::runtime().block_on(async {
+            let mut reader = &b"xyz"[..];
+            let mut out = Vec::with_capacity(16);
+            out.push(b'>');
+            let n = reader.read_buf(&mut out).await.unwrap();
+            assert_eq!(n, 3);
+            assert_eq!(out, b">xyz");
+            assert_eq!(reader.read_buf(&mut out).await.unwrap(), 0);
+            let mut nothing = [0u8; 0];
+            assert_eq!(reader.read_exact(&mut nothing).await.unwrap(), 0);
+        });
+    });
+}
+
+/// `write_all_buf` advances the buffer past what was written, and on a
+/// writer that takes nothing fails with `WriteZero`.
+#[test]
+fn write_all_buf_advances_and_fails_with_write_zero() {
+    limit("write_all_buf", || {
+        shim::runtime().block_on(async {
+            let mut out = Vec::new();
+            let mut src = std::io::Cursor::new(b"abc".to_vec());
+            out.write_all_buf(&mut src).await.unwrap();
+            assert_eq!(out, b"abc");
+            assert_eq!(src.position(), 3);
+            let mut src = std::io::Cursor::new(b"abc".to_vec());
+            let err = shim::ZeroWriter.write_all_buf(&mut src).await.unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::WriteZero);
+        });
+    });
+}
+
+/// `Lines` and `Split` give their reader back with `into_inner`, and a
+/// `BufReader`'s `buffer` shows what it read ahead.
+#[test]
+fn lines_give_the_reader_back_with_what_it_read_ahead() {
+    limit("lines into_inner", || {
+        shim::runtime().block_on(async {
+            let mut lines = BufReader::new(&b"one\ntwo\n"[..]).lines();
+            assert_eq!(lines.next_line().await.unwrap().as_deref(), Some("one"));
+            let reader = lines.into_inner();
+            assert_eq!(reader.buffer(), b"two\n");
+            let mut rest = String::new();
+            let mut reader = reader;
+            reader.read_to_string(&mut rest).await.unwrap();
+            assert_eq!(rest, "two\n");
+        });
+    });
+}
+
+/// `copy` of an empty reader returns 0; from a pipe whose writer is gone
+/// it copies what was left and returns at the end of file.
+#[test]
+fn copy_of_nothing_is_zero_and_copy_ends_at_the_peers_end_of_file() {
+    limit("copy errors", || {
+        shim::runtime().block_on(async {
+            let mut out = Vec::new();
+            assert_eq!(rt::io::copy(&mut rt::io::empty(), &mut out).await.unwrap(), 0);
+            let (mut a, mut b) = rt::io::duplex(64);
+            a.write_all(b"part").await.unwrap();
+            drop(a);
+            // A reader whose peer is gone gives the bytes, then end of file.
+            let n = rt::io::copy(&mut b, &mut out).await.unwrap();
+            assert_eq!(n, 4);
+            assert_eq!(out, b"part");
+        });
+    });
+}

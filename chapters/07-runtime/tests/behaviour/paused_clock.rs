@@ -698,3 +698,96 @@ fn instant_now_outside_a_paused_runtime_reads_the_system_clock() {
         assert!(outside.into_std() <= std_now);
     });
 }
+
+/// Auto-advance fires timers in deadline order ("use `sleep` [...] and
+/// have all timers fire in order"): three tasks sleeping 30, 10 and 20 ms
+/// finish in the order 10, 20, 30, each seeing the clock at its deadline.
+#[test]
+fn auto_advance_fires_timers_in_deadline_order() {
+    if shim::MULTI_THREAD {
+        return; // time can be paused on the current-thread runtime only
+    }
+    limit("auto-advance order", || {
+        let runtime = paused_runtime();
+        let seen = runtime.block_on(async {
+            let start = rt::time::Instant::now();
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let mut handles = Vec::new();
+            for ms in [30u64, 10, 20] {
+                let seen = seen.clone();
+                handles.push(rt::spawn(async move {
+                    rt::time::sleep(Duration::from_millis(ms)).await;
+                    seen.lock().unwrap().push((ms, start.elapsed()));
+                }));
+            }
+            for handle in handles {
+                handle.await.unwrap();
+            }
+            let seen = seen.lock().unwrap().clone();
+            seen
+        });
+        let expected: Vec<(u64, Duration)> = [10u64, 20, 30]
+            .into_iter()
+            .map(|ms| (ms, Duration::from_millis(ms)))
+            .collect();
+        assert_eq!(seen, expected);
+    });
+}
+
+/// `Sleep::reset` under a paused clock: a ten-second sleep reset to one
+/// second from now completes after one second of paused time, and then
+/// `is_elapsed` is true.
+#[test]
+fn a_sleep_reset_sooner_completes_at_the_new_deadline_under_pause() {
+    if shim::MULTI_THREAD {
+        return; // time can be paused on the current-thread runtime only
+    }
+    limit("sleep reset paused", || {
+        let runtime = paused_runtime();
+        runtime.block_on(async {
+            let start = rt::time::Instant::now();
+            let mut sleep = std::pin::pin!(rt::time::sleep(Duration::from_secs(10)));
+            assert!(!sleep.is_elapsed());
+            sleep.as_mut().reset(start + Duration::from_secs(1));
+            assert_eq!(sleep.deadline(), start + Duration::from_secs(1));
+            sleep.as_mut().await;
+            assert!(sleep.is_elapsed());
+            assert_eq!(start.elapsed(), Duration::from_secs(1));
+        });
+    });
+}
+
+/// A blocking job runs in the runtime's context, so `time::Instant::now()`
+/// there reads the paused clock too.
+#[test]
+fn instant_now_in_a_blocking_job_reads_the_paused_clock() {
+    if shim::MULTI_THREAD {
+        return; // time can be paused on the current-thread runtime only
+    }
+    limit("instant in spawn_blocking", || {
+        let runtime = paused_runtime();
+        runtime.block_on(async {
+            rt::time::advance(Duration::from_secs(7200)).await;
+            let here = rt::time::Instant::now();
+            let there = rt::task::spawn_blocking(rt::time::Instant::now)
+                .await
+                .unwrap();
+            assert_eq!(there, here);
+        });
+    });
+}
+
+/// `advance`: "Panics if [...] the input `duration` is too large (such as
+/// `Duration::MAX`) to be safely added to the current time".
+#[test]
+fn advance_by_duration_max_panics() {
+    if shim::MULTI_THREAD {
+        return; // time can be paused on the current-thread runtime only
+    }
+    limit("advance MAX", || {
+        let runtime = paused_runtime();
+        super::expect_panic("advance(Duration::MAX)", || {
+            runtime.block_on(rt::time::advance(Duration::MAX))
+        });
+    });
+}
