@@ -493,7 +493,10 @@ fn a_task_spawned_by_a_block_on_future_that_returns_at_once_waits_for_the_next()
             let ran = ran.clone();
             async move { rt::spawn(async move { ran.store(true, Ordering::SeqCst) }) }
         });
-        assert!(!ran.load(Ordering::SeqCst), "the task ran before block_on returned");
+        assert!(
+            !ran.load(Ordering::SeqCst),
+            "the task ran before block_on returned"
+        );
         runtime.block_on(handle).unwrap();
         assert!(ran.load(Ordering::SeqCst));
     });

@@ -662,7 +662,10 @@ fn copy_of_nothing_is_zero_and_copy_ends_at_the_peers_end_of_file() {
     limit("copy errors", || {
         shim::runtime().block_on(async {
             let mut out = Vec::new();
-            assert_eq!(rt::io::copy(&mut rt::io::empty(), &mut out).await.unwrap(), 0);
+            assert_eq!(
+                rt::io::copy(&mut rt::io::empty(), &mut out).await.unwrap(),
+                0
+            );
             let (mut a, mut b) = rt::io::duplex(64);
             a.write_all(b"part").await.unwrap();
             drop(a);

@@ -791,3 +791,33 @@ fn advance_by_duration_max_panics() {
         });
     });
 }
+
+/// `#[test(start_paused = true)]`: the test's runtime starts with time
+/// paused, so real time does not move its clock and a long sleep is
+/// auto-advanced to exactly its end. (Three seconds, so that a runtime
+/// that does not pause fails the test by the clock, not by hanging.)
+#[crate::rt::test(start_paused = true)]
+async fn the_test_attribute_starts_the_clock_paused() {
+    let start = rt::time::Instant::now();
+    std::thread::sleep(Duration::from_millis(5));
+    assert_eq!(rt::time::Instant::now(), start, "the clock was not paused");
+    rt::time::sleep(Duration::from_secs(3)).await;
+    assert_eq!(start.elapsed(), Duration::from_secs(3));
+}
+
+/// `#[test]`'s runtime is the current-thread one ("the default runtime
+/// used by `#[tokio::test]`"), so `time::pause()` works in its body, and
+/// from a spawned task as well as from the test's own future.
+#[crate::rt::test]
+async fn pause_works_in_a_test_attribute_runtime_and_from_a_task() {
+    rt::spawn(async { rt::time::pause() }).await.unwrap();
+    let start = rt::time::Instant::now();
+    rt::time::sleep(Duration::from_secs(3)).await;
+    let moved = start.elapsed();
+    assert!(
+        moved >= Duration::from_secs(3)
+            && moved <= Duration::from_secs(3) + Duration::from_millis(1),
+        "moved {moved:?}"
+    );
+    rt::time::resume();
+}
