@@ -562,3 +562,50 @@ fn local_set_enter_lets_spawn_local_queue_tasks() {
         assert_eq!(value.get(), 5);
     });
 }
+
+/// `JoinSet::len` counts the tasks in the set, finished or not: a task
+/// leaves the set only when its output is joined (or the set detaches
+/// it), so aborted and finished tasks still count until then.
+#[test]
+fn a_join_sets_length_drops_only_when_an_output_is_joined() {
+    limit("join set len", || {
+        shim::runtime().block_on(async {
+            let mut set = rt::task::JoinSet::new();
+            set.spawn(async { 1u8 });
+            set.spawn(async { 2u8 });
+            set.spawn(std::future::pending::<u8>());
+            rt::time::sleep(Duration::from_millis(20)).await;
+            assert_eq!(
+                set.len(),
+                3,
+                "finished tasks left the set before being joined"
+            );
+            set.abort_all();
+            assert_eq!(
+                set.len(),
+                3,
+                "aborted tasks left the set before being joined"
+            );
+            let mut outputs = Vec::new();
+            let mut cancelled = 0;
+            while let Some(out) = set.join_next().await {
+                match out {
+                    Ok(value) => outputs.push(value),
+                    Err(err) => {
+                        assert!(err.is_cancelled());
+                        cancelled += 1;
+                    }
+                }
+            }
+            outputs.sort_unstable();
+            assert_eq!(outputs, [1, 2]);
+            assert_eq!(cancelled, 1);
+            assert!(set.is_empty());
+
+            set.spawn(async { 3u8 });
+            set.detach_all();
+            assert_eq!(set.len(), 0);
+            assert!(set.join_next().await.is_none());
+        });
+    });
+}

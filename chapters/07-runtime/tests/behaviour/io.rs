@@ -676,3 +676,32 @@ fn copy_of_nothing_is_zero_and_copy_ends_at_the_peers_end_of_file() {
         });
     });
 }
+
+/// `AsyncSeekExt` through a `BufReader`: after a short read the reader
+/// has read ahead, but `stream_position` is the logical position (what
+/// the caller consumed), and `seek` lands where it is asked, the buffer
+/// discarded.
+#[test]
+fn a_buf_readers_position_is_what_the_caller_consumed() {
+    limit("BufReader seek", || {
+        let dir = super::SocketDir::new("bufreader-seek");
+        let path = dir.join("data");
+        std::fs::write(&path, b"0123456789").unwrap();
+        shim::runtime().block_on(async move {
+            use rt::io::AsyncSeekExt;
+            let file = rt::fs::File::open(&path).await.unwrap();
+            let mut reader = BufReader::new(file);
+            let mut three = [0u8; 3];
+            reader.read_exact(&mut three).await.unwrap();
+            assert_eq!(&three, b"012");
+            assert_eq!(reader.stream_position().await.unwrap(), 3);
+            assert_eq!(reader.seek(rt::io::SeekFrom::Start(7)).await.unwrap(), 7);
+            let mut rest = String::new();
+            reader.read_to_string(&mut rest).await.unwrap();
+            assert_eq!(rest, "789");
+            reader.rewind().await.unwrap();
+            reader.read_exact(&mut three).await.unwrap();
+            assert_eq!(&three, b"012");
+        });
+    });
+}
