@@ -370,7 +370,7 @@ fn spawn_blocking_on_a_current_thread_runtime_runs_off_the_thread() {
 }
 
 /// `JoinSet`: `join_next` is `None` on an empty set; outputs come in the
-/// order the tasks finish; `abort_all` makes every remaining output a
+/// order the tasks finish (not the order they were spawned); `abort_all` makes every remaining output a
 /// cancelled `JoinError`; `shutdown` aborts and waits, leaving it empty.
 #[test]
 fn join_set_joins_in_completion_order_and_aborts_all() {
@@ -379,16 +379,21 @@ fn join_set_joins_in_completion_order_and_aborts_all() {
             let mut set: rt::task::JoinSet<u32> = rt::task::JoinSet::new();
             assert!(set.join_next().await.is_none());
             assert!(set.is_empty());
-            for (n, ms) in [(1u32, 60u64), (2, 5), (3, 30)] {
+            // Each task finishes when the test releases it: 2, then 3, then 1.
+            let mut release = std::collections::HashMap::new();
+            for n in [1u32, 2, 3] {
+                let (tx, rx) = rt::sync::oneshot::channel::<()>();
+                release.insert(n, tx);
                 set.spawn(async move {
-                    rt::time::sleep(Duration::from_millis(ms)).await;
+                    let _ = rx.await;
                     n
                 });
             }
             assert_eq!(set.len(), 3);
             let mut order = Vec::new();
-            while let Some(out) = set.join_next().await {
-                order.push(out.unwrap());
+            for n in [2u32, 3, 1] {
+                release.remove(&n).unwrap().send(()).unwrap();
+                order.push(set.join_next().await.unwrap().unwrap());
             }
             assert_eq!(order, [2, 3, 1]);
             assert!(set.join_next().await.is_none());
@@ -433,7 +438,7 @@ fn dropping_a_join_set_aborts_its_tasks() {
             });
             rt::task::yield_now().await;
             drop(set);
-            for _ in 0..200 {
+            for _ in 0..2_000 {
                 if dropped.load(Ordering::SeqCst) {
                     break;
                 }
@@ -489,10 +494,12 @@ fn a_task_spawned_by_a_block_on_future_that_returns_at_once_waits_for_the_next()
     limit("spawned then returned", || {
         let runtime = shim::runtime();
         let ran = Arc::new(AtomicBool::new(false));
-        let handle = runtime.block_on({
+        let mut handle = None;
+        runtime.block_on(async {
             let ran = ran.clone();
-            async move { rt::spawn(async move { ran.store(true, Ordering::SeqCst) }) }
+            handle = Some(rt::spawn(async move { ran.store(true, Ordering::SeqCst) }));
         });
+        let handle = handle.unwrap();
         assert!(
             !ran.load(Ordering::SeqCst),
             "the task ran before block_on returned"

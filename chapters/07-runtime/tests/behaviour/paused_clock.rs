@@ -723,8 +723,7 @@ fn auto_advance_fires_timers_in_deadline_order() {
             for handle in handles {
                 handle.await.unwrap();
             }
-            let seen = seen.lock().unwrap().clone();
-            seen
+            seen.lock().unwrap().clone()
         });
         let expected: Vec<(u64, Duration)> = [10u64, 20, 30]
             .into_iter()
