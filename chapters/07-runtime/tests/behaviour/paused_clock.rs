@@ -253,27 +253,6 @@ fn an_idle_socket_does_not_stop_the_jump() {
 // The documented promises of `pause`, `advance`, `resume` and
 // `start_paused`, one per test.
 
-/// `Builder::start_paused`: "Pausing time requires the current-thread
-/// runtime; construction of the runtime will panic otherwise." A panic at
-/// `build`, not an `Err` the caller could unwrap later.
-#[test]
-fn start_paused_on_a_multi_thread_builder_panics_at_build() {
-    limit("start_paused on multi-thread", || {
-        let caught = super::expect_panic("start_paused multi-thread build", || {
-            rt::runtime::Builder::new_multi_thread()
-                .worker_threads(1)
-                .enable_all()
-                .start_paused(true)
-                .build()
-        });
-        assert!(
-            caught.message.contains("current_thread") || caught.message.contains("current-thread"),
-            "the panic does not name the flavour pausing needs: {}",
-            caught.message
-        );
-    });
-}
-
 /// `time::pause`: "Panics if time is already frozen or if called from
 /// outside of a `current_thread` Tokio runtime": on the multi-thread
 /// flavour it panics; on the current-thread one, a second pause panics.
