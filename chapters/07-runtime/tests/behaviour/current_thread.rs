@@ -231,3 +231,388 @@ fn remote_tasks_are_not_held_back_by_tasks_that_yield_in_a_loop() {
         );
     });
 }
+
+// ---------------------------------------------------------------------
+// The current-thread runtime's documented life cycle: tasks run only
+// inside `block_on`, drop cancels, and the misuses that panic.
+
+/// Sets its flag when dropped.
+struct FlagOnDrop(Arc<AtomicBool>);
+
+impl Drop for FlagOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Tokio's current-thread runtime runs its tasks only while a thread is
+/// in `block_on` ("a spawned task [...] will not run until `block_on` is
+/// called"): a task spawned before any `block_on` has not started after
+/// real time passes, and runs at the next `block_on`.
+#[test]
+fn a_task_spawned_before_block_on_runs_only_inside_block_on() {
+    if shim::MULTI_THREAD {
+        return; // worker threads run tasks without block_on
+    }
+    limit("spawn before block_on", || {
+        let runtime = shim::runtime();
+        let ran = Arc::new(AtomicBool::new(false));
+        let handle = {
+            let ran = ran.clone();
+            runtime.spawn(async move {
+                ran.store(true, Ordering::SeqCst);
+                7
+            })
+        };
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(!ran.load(Ordering::SeqCst), "the task ran outside block_on");
+        assert!(!handle.is_finished());
+        let out = runtime.block_on(handle).unwrap();
+        assert_eq!(out, 7);
+        assert!(ran.load(Ordering::SeqCst));
+    });
+}
+
+/// Between two `block_on` calls the current-thread runtime stands still:
+/// a task woken by a timer that fires meanwhile runs at the next
+/// `block_on`, not before.
+#[test]
+fn between_two_block_ons_no_task_runs() {
+    if shim::MULTI_THREAD {
+        return; // worker threads run tasks without block_on
+    }
+    limit("between block_ons", || {
+        let runtime = shim::runtime();
+        let done = Arc::new(AtomicBool::new(false));
+        let handle = {
+            let done = done.clone();
+            runtime.spawn(async move {
+                rt::time::sleep(Duration::from_millis(10)).await;
+                done.store(true, Ordering::SeqCst);
+            })
+        };
+        // Start the task: it registers its timer, then waits.
+        runtime.block_on(rt::task::yield_now());
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(
+            !done.load(Ordering::SeqCst),
+            "the task ran outside block_on"
+        );
+        runtime.block_on(handle).unwrap();
+        assert!(done.load(Ordering::SeqCst));
+    });
+}
+
+/// Dropping a runtime cancels its tasks: the future of a waiting task and
+/// of a task never polled are dropped (their destructors run) before the
+/// drop returns, and a `JoinHandle` kept from them reports cancellation
+/// when awaited on another runtime.
+#[test]
+fn dropping_the_runtime_drops_every_task_and_their_handles_see_cancelled() {
+    limit("drop cancels", || {
+        let runtime = shim::runtime();
+        let waited = Arc::new(AtomicBool::new(false));
+        let never = Arc::new(AtomicBool::new(false));
+        let waiting = {
+            let guard = FlagOnDrop(waited.clone());
+            runtime.spawn(async move {
+                let _guard = guard;
+                std::future::pending::<()>().await;
+            })
+        };
+        runtime.block_on(rt::task::yield_now());
+        let unpolled = {
+            let guard = FlagOnDrop(never.clone());
+            runtime.spawn(async move {
+                let _guard = guard;
+            })
+        };
+        drop(runtime);
+        assert!(
+            waited.load(Ordering::SeqCst),
+            "the waiting task was not dropped"
+        );
+        assert!(
+            never.load(Ordering::SeqCst),
+            "the unpolled task was not dropped"
+        );
+        let other = shim::runtime();
+        let (a, b) = other.block_on(async { (waiting.await, unpolled.await) });
+        assert!(a.unwrap_err().is_cancelled());
+        // The unpolled task may have been dropped before or after it ran
+        // (multi-thread); if it did not run, it is cancelled.
+        if let Err(err) = b {
+            assert!(err.is_cancelled());
+        }
+    });
+}
+
+/// `spawn_blocking` on the current-thread runtime runs the closure on
+/// another thread, so the `block_on` thread goes on meanwhile.
+#[test]
+fn spawn_blocking_on_a_current_thread_runtime_runs_off_the_thread() {
+    limit("spawn_blocking current-thread", || {
+        let runtime = shim::runtime();
+        let here = std::thread::current().id();
+        let there = runtime.block_on(async {
+            let (tx, rx) = std::sync::mpsc::channel::<()>();
+            let job = rt::task::spawn_blocking(move || {
+                rx.recv_timeout(Duration::from_secs(10)).unwrap();
+                std::thread::current().id()
+            });
+            // The job waits for us: we must still be running.
+            rt::time::sleep(Duration::from_millis(5)).await;
+            tx.send(()).unwrap();
+            job.await.unwrap()
+        });
+        assert_ne!(here, there);
+    });
+}
+
+/// `JoinSet`: `join_next` is `None` on an empty set; outputs come in the
+/// order the tasks finish (not the order they were spawned); `abort_all` makes every remaining output a
+/// cancelled `JoinError`; `shutdown` aborts and waits, leaving it empty.
+#[test]
+fn join_set_joins_in_completion_order_and_aborts_all() {
+    limit("join set", || {
+        shim::runtime().block_on(async {
+            let mut set: rt::task::JoinSet<u32> = rt::task::JoinSet::new();
+            assert!(set.join_next().await.is_none());
+            assert!(set.is_empty());
+            // Each task finishes when the test releases it: 2, then 3, then 1.
+            let mut release = std::collections::HashMap::new();
+            for n in [1u32, 2, 3] {
+                let (tx, rx) = rt::sync::oneshot::channel::<()>();
+                release.insert(n, tx);
+                set.spawn(async move {
+                    let _ = rx.await;
+                    n
+                });
+            }
+            assert_eq!(set.len(), 3);
+            let mut order = Vec::new();
+            for n in [2u32, 3, 1] {
+                release.remove(&n).unwrap().send(()).unwrap();
+                order.push(set.join_next().await.unwrap().unwrap());
+            }
+            assert_eq!(order, [2, 3, 1]);
+            assert!(set.join_next().await.is_none());
+
+            for _ in 0..3 {
+                set.spawn(std::future::pending::<u32>());
+            }
+            set.abort_all();
+            let mut cancelled = 0;
+            while let Some(out) = set.join_next().await {
+                assert!(out.unwrap_err().is_cancelled());
+                cancelled += 1;
+            }
+            assert_eq!(cancelled, 3);
+
+            let dropped = Arc::new(AtomicBool::new(false));
+            let guard = FlagOnDrop(dropped.clone());
+            set.spawn(async move {
+                let _guard = guard;
+                std::future::pending::<u32>().await
+            });
+            rt::task::yield_now().await;
+            set.shutdown().await;
+            assert!(set.is_empty());
+            assert!(dropped.load(Ordering::SeqCst));
+        });
+    });
+}
+
+/// Dropping a `JoinSet` aborts its tasks (unlike dropping a `JoinHandle`,
+/// which detaches).
+#[test]
+fn dropping_a_join_set_aborts_its_tasks() {
+    limit("join set drop", || {
+        shim::runtime().block_on(async {
+            let dropped = Arc::new(AtomicBool::new(false));
+            let mut set = rt::task::JoinSet::new();
+            let guard = FlagOnDrop(dropped.clone());
+            set.spawn(async move {
+                let _guard = guard;
+                std::future::pending::<()>().await
+            });
+            rt::task::yield_now().await;
+            drop(set);
+            for _ in 0..2_000 {
+                if dropped.load(Ordering::SeqCst) {
+                    break;
+                }
+                rt::time::sleep(Duration::from_millis(5)).await;
+            }
+            assert!(dropped.load(Ordering::SeqCst), "the task outlived its set");
+        });
+    });
+}
+
+/// `LocalSet::run_until` drives the set's `spawn_local` tasks while the
+/// future runs; tasks left pending when it returns run at the next
+/// `run_until` (or when the set is awaited).
+#[test]
+fn local_set_run_until_drives_local_tasks_and_keeps_the_rest() {
+    limit("local set run_until", || {
+        let runtime = shim::runtime();
+        let local = rt::task::LocalSet::new();
+        let count = std::rc::Rc::new(std::cell::Cell::new(0));
+        let out = local.block_on(&runtime, {
+            let count = count.clone();
+            async move {
+                let first = rt::task::spawn_local({
+                    let count = count.clone();
+                    async move { count.set(count.get() + 1) }
+                });
+                first.await.unwrap();
+                let _later = rt::task::spawn_local({
+                    let count = count.clone();
+                    async move {
+                        rt::time::sleep(Duration::from_millis(20)).await;
+                        count.set(count.get() + 10);
+                    }
+                });
+                count.get()
+            }
+        });
+        assert_eq!(out, 1);
+        assert_eq!(count.get(), 1);
+        runtime.block_on(local);
+        assert_eq!(count.get(), 11);
+    });
+}
+
+/// The current-thread `block_on` returns as soon as its future is ready:
+/// a task the future spawned has not run yet, and runs at the next
+/// `block_on`.
+#[test]
+fn a_task_spawned_by_a_block_on_future_that_returns_at_once_waits_for_the_next() {
+    if shim::MULTI_THREAD {
+        return; // worker threads run tasks without block_on
+    }
+    limit("spawned then returned", || {
+        let runtime = shim::runtime();
+        let ran = Arc::new(AtomicBool::new(false));
+        let mut handle = None;
+        runtime.block_on(async {
+            let ran = ran.clone();
+            handle = Some(rt::spawn(async move { ran.store(true, Ordering::SeqCst) }));
+        });
+        let handle = handle.unwrap();
+        assert!(
+            !ran.load(Ordering::SeqCst),
+            "the task ran before block_on returned"
+        );
+        runtime.block_on(handle).unwrap();
+        assert!(ran.load(Ordering::SeqCst));
+    });
+}
+
+/// `JoinHandle::abort` on a `spawn_blocking` job that has started "will
+/// not have any effect, and the task will continue running normally": its
+/// result is still delivered.
+#[test]
+fn abort_does_not_stop_a_running_blocking_job() {
+    limit("abort blocking", || {
+        shim::runtime().block_on(async {
+            let (started_tx, started_rx) = std::sync::mpsc::channel::<()>();
+            let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+            let job = rt::task::spawn_blocking(move || {
+                started_tx.send(()).unwrap();
+                go_rx.recv_timeout(Duration::from_secs(10)).unwrap();
+                42
+            });
+            rt::task::spawn_blocking(move || {
+                started_rx.recv_timeout(Duration::from_secs(10)).unwrap()
+            })
+            .await
+            .unwrap();
+            job.abort();
+            go_tx.send(()).unwrap();
+            assert_eq!(job.await.unwrap(), 42);
+        });
+    });
+}
+
+/// `task::id()` inside a task is that task's id, the one its `JoinHandle`
+/// reports; `task::try_id()` is `None` in `block_on`'s own future, and
+/// `task::id()` "panics if called from outside a task".
+#[test]
+fn task_id_names_the_running_task_and_panics_outside_one() {
+    limit("task id", || {
+        shim::runtime().block_on(async {
+            assert!(rt::task::try_id().is_none());
+            super::expect_panic("task::id outside a task", rt::task::id);
+            let handle = rt::spawn(async { rt::task::id() });
+            let expected = handle.id();
+            assert_eq!(handle.await.unwrap(), expected);
+        });
+    });
+}
+
+/// `LocalSet::enter` lets `spawn_local` queue tasks on the set from
+/// outside `run_until`; they run when the set is next driven.
+#[test]
+fn local_set_enter_lets_spawn_local_queue_tasks() {
+    limit("local set enter", || {
+        let runtime = shim::runtime();
+        let local = rt::task::LocalSet::new();
+        let value = std::rc::Rc::new(std::cell::Cell::new(0));
+        let handle = {
+            let _guard = local.enter();
+            let value = value.clone();
+            rt::task::spawn_local(async move { value.set(5) })
+        };
+        assert_eq!(value.get(), 0);
+        local.block_on(&runtime, handle).unwrap();
+        assert_eq!(value.get(), 5);
+    });
+}
+
+/// `JoinSet::len` counts the tasks in the set, finished or not: a task
+/// leaves the set only when its output is joined (or the set detaches
+/// it), so aborted and finished tasks still count until then.
+#[test]
+fn a_join_sets_length_drops_only_when_an_output_is_joined() {
+    limit("join set len", || {
+        shim::runtime().block_on(async {
+            let mut set = rt::task::JoinSet::new();
+            set.spawn(async { 1u8 });
+            set.spawn(async { 2u8 });
+            set.spawn(std::future::pending::<u8>());
+            rt::time::sleep(Duration::from_millis(20)).await;
+            assert_eq!(
+                set.len(),
+                3,
+                "finished tasks left the set before being joined"
+            );
+            set.abort_all();
+            assert_eq!(
+                set.len(),
+                3,
+                "aborted tasks left the set before being joined"
+            );
+            let mut outputs = Vec::new();
+            let mut cancelled = 0;
+            while let Some(out) = set.join_next().await {
+                match out {
+                    Ok(value) => outputs.push(value),
+                    Err(err) => {
+                        assert!(err.is_cancelled());
+                        cancelled += 1;
+                    }
+                }
+            }
+            outputs.sort_unstable();
+            assert_eq!(outputs, [1, 2]);
+            assert_eq!(cancelled, 1);
+            assert!(set.is_empty());
+
+            set.spawn(async { 3u8 });
+            set.detach_all();
+            assert_eq!(set.len(), 0);
+            assert!(set.join_next().await.is_none());
+        });
+    });
+}

@@ -683,3 +683,48 @@ fn a_blocking_job_spawned_from_a_plain_thread_through_a_handle_sees_the_runtime(
         );
     });
 }
+
+// ---- 14. start_paused on a multi-thread builder ----
+
+/// `Builder::start_paused`: "Pausing time requires the current-thread
+/// runtime; construction of the runtime will panic otherwise." A panic at
+/// `build`, not an `Err` the caller could unwrap later.
+#[test]
+fn start_paused_on_a_multi_thread_builder_panics_at_build() {
+    limit("start_paused on multi-thread", || {
+        let caught = super::expect_panic("start_paused multi-thread build", || {
+            rt::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .enable_all()
+                .start_paused(true)
+                .build()
+        });
+        assert!(
+            caught.message.contains("current_thread") || caught.message.contains("current-thread"),
+            "the panic does not name the flavour pausing needs: {}",
+            caught.message
+        );
+    });
+}
+
+// ---- 15. read_to_string on bytes that are not UTF-8 ----
+
+/// `AsyncReadExt::read_to_string`: "If the data in this stream is *not*
+/// valid UTF-8 then an error is returned and `buf` is unchanged": what the
+/// string held before stays, whether the bad bytes come first or after
+/// valid ones.
+#[test]
+fn read_to_string_of_bytes_that_are_not_utf8_leaves_the_string_as_it_was() {
+    limit("read_to_string invalid UTF-8", || {
+        shim::runtime().block_on(async {
+            use rt::io::AsyncReadExt;
+            for input in [&b"\xff\xfe"[..], &b"fine, then \xff"[..]] {
+                let mut text = String::from("kept");
+                let mut reader = input;
+                let err = reader.read_to_string(&mut text).await.unwrap_err();
+                assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+                assert_eq!(text, "kept", "the string changed on an error");
+            }
+        });
+    });
+}

@@ -244,3 +244,28 @@ pub fn unix_poll_recv_from(
     with_read_buf(buf, |buf| socket.poll_recv_from(cx, buf))
         .map_ok(|(n, from)| (n, from.as_pathname().map(Into::into)))
 }
+
+/// A writer that accepts nothing: every `poll_write` of a non-empty buffer
+/// returns `Ok(0)` (a full device), for `write_all`'s `WriteZero` error.
+pub struct ZeroWriter;
+
+impl rt::io::AsyncWrite for ZeroWriter {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+        _buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Poll::Ready(Ok(0))
+    }
+
+    fn poll_flush(self: std::pin::Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _cx: &mut Context<'_>,
+    ) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}

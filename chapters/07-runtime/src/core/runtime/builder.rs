@@ -228,8 +228,10 @@ impl Builder {
         }
     }
 
-    /// Starts the runtime's clock paused (current-thread only, as in Tokio):
-    /// see [`time::pause`](crate::time::pause).
+    /// Starts the runtime's clock paused: see
+    /// [`time::pause`](crate::time::pause). Only the current-thread runtime
+    /// can pause; as in Tokio, [`build`](Self::build) panics if this is set
+    /// on a multi-thread builder.
     pub fn start_paused(&mut self, start_paused: bool) -> &mut Builder {
         self.start_paused = start_paused;
         self
@@ -524,12 +526,19 @@ impl Builder {
     }
 
     /// Starts the worker threads.
+    ///
+    /// # Panics
+    ///
+    /// If [`start_paused`](Self::start_paused) was set on a multi-thread
+    /// builder: a misuse of the API, which Tokio also reports with a panic
+    /// here rather than an error.
+    #[track_caller]
     pub fn build(&mut self) -> io::Result<Runtime> {
-        if self.start_paused && !self.current_thread {
-            return Err(io::Error::other(
-                "start_paused needs the current-thread runtime (Builder::new_current_thread)",
-            ));
-        }
+        assert!(
+            !self.start_paused || self.current_thread,
+            "start_paused(true) needs the current-thread runtime \
+             (Builder::new_current_thread): only one thread can tell that the runtime is idle"
+        );
         let n_workers = match self.worker_threads {
             _ if self.current_thread => 1,
             Some(n) => n,

@@ -146,7 +146,13 @@ impl Clock {
         if reading.unfrozen.is_some() {
             return Err("time::advance(): time is not paused");
         }
-        reading.base += duration;
+        // Checked, so that a duration too long for `Instant` (Tokio:
+        // "such as `Duration::MAX`") panics in the caller with a message,
+        // not inside this lock.
+        reading.base = reading
+            .base
+            .checked_add(duration)
+            .ok_or("time::advance(): the duration overflows the clock")?;
         Ok(())
     }
 

@@ -14,12 +14,14 @@
 //! `Pin::new`, so, as in Tokio, the methods need `Self: Unpin`; a reader
 //! that is not `Unpin` is pinned first (`Box::pin`, `std::pin::pin!`).
 //!
-//! Where `futures::io` already has a future with Tokio's output type
-//! (`read`, `read_to_end`, `read_to_string`, `take`, `chain`), it is reused.
+//! Where `futures::io` already has a future with Tokio's output type and
+//! behaviour (`read`, `read_to_end`, `take`, `chain`), it is reused.
+//! `read_to_string` is our own: `futures::io`'s empties `buf` when the
+//! bytes are not UTF-8, where Tokio leaves it as it was.
 //!
 //! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
-use futures::io::{AsyncRead, Chain, Read, ReadToEnd, ReadToString, Take};
+use futures::io::{AsyncRead, Chain, Read, ReadToEnd, Take};
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -87,16 +89,27 @@ pub trait AsyncReadExt: AsyncRead {
         /// Not cancel safe as a way of reading a whole stream: bytes read before
         /// the future was dropped are in `buf`, and the stream is part-consumed.
         fn read_to_end<'a>(&'a mut self, buf: &'a mut Vec<u8>) -> ReadToEnd<'a, Self>;
+    }
 
-        /// Reads until end of file, appending to `buf`; returns the number of
-        /// bytes appended. If the bytes are not valid UTF-8, returns an error of
-        /// kind [`InvalidData`](io::ErrorKind::InvalidData) and leaves `buf` as
-        /// it was.
-        ///
-        /// # Cancel safety
-        ///
-        /// Not cancel safe: bytes read before the future was dropped are lost.
-        fn read_to_string<'a>(&'a mut self, buf: &'a mut String) -> ReadToString<'a, Self>;
+    /// Reads until end of file, appending to `buf`; returns the number of
+    /// bytes appended. If the bytes are not valid UTF-8, returns an error of
+    /// kind [`InvalidData`](io::ErrorKind::InvalidData) and leaves `buf` as
+    /// it was; so does a read error (Tokio: "`buf` is unchanged").
+    ///
+    /// # Cancel safety
+    ///
+    /// Not cancel safe: bytes read before the future was dropped are lost,
+    /// and `buf` is as it was.
+    fn read_to_string<'a>(&'a mut self, buf: &'a mut String) -> ReadToString<'a, Self>
+    where
+        Self: Unpin,
+    {
+        ReadToString {
+            reader: self,
+            buf,
+            bytes: Vec::new(),
+            filled: 0,
+        }
     }
 
     /// Reads exactly `buf.len()` bytes and returns that count. End of file
@@ -259,6 +272,60 @@ fn poll_fill<R: AsyncRead + Unpin + ?Sized>(
     Poll::Ready(Ok(()))
 }
 // ANCHOR_END: read_exact
+
+/// The future of [`AsyncReadExt::read_to_string`]. The bytes are read
+/// into a vector of their own and appended to the string only once they
+/// are all there and valid UTF-8, so an error leaves the string as it was.
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct ReadToString<'a, R: ?Sized> {
+    reader: &'a mut R,
+    buf: &'a mut String,
+    /// Initialised room for the bytes; the first `filled` are read.
+    bytes: Vec<u8>,
+    filled: usize,
+}
+
+/// The room [`ReadToString`] starts with, doubled each time it is full.
+const READ_TO_STRING_FIRST_ROOM: usize = 64;
+
+impl<R: AsyncRead + Unpin + ?Sized> Future for ReadToString<'_, R> {
+    type Output = io::Result<usize>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        loop {
+            if this.filled == this.bytes.len() {
+                let room = (this.bytes.len() * 2).max(READ_TO_STRING_FIRST_ROOM);
+                this.bytes.resize(room, 0);
+            }
+            let room = &mut this.bytes[this.filled..];
+            let lent = room.len();
+            match ready!(Pin::new(&mut *this.reader).poll_read(cx, room)) {
+                Ok(0) => break,
+                Ok(n) if n <= lent => this.filled += n,
+                Ok(_) => {
+                    return Poll::Ready(Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        "a read reported more bytes than it was lent",
+                    )));
+                }
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => return Poll::Ready(Err(err)),
+            }
+        }
+        let read = std::str::from_utf8(&this.bytes[..this.filled]).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            )
+        })?;
+        this.buf.push_str(read);
+        let n = this.filled;
+        this.bytes = Vec::new();
+        this.filled = 0;
+        Poll::Ready(Ok(n))
+    }
+}
 
 /// The future of [`AsyncReadExt::read_buf`].
 #[must_use = "futures do nothing unless you `.await` or poll them"]
