@@ -6,3 +6,7 @@
 //! result from a completion queue.
 //!
 //! Book: Chapter 10.
+
+// ch10b: the owned-buffer executor and its cancellation.
+#[cfg(target_os = "linux")]
+pub mod owned;
