@@ -61,6 +61,8 @@ pub struct Stats {
     pub cancels: u64,
     /// Completions of cancel requests.
     pub cancels_completed: u64,
+    /// The most entries one `io_uring_enter` submitted.
+    pub largest_batch: u64,
 }
 
 /// One operation's place in the table.
@@ -212,7 +214,9 @@ impl Driver {
         };
         self.stats.enters += 1;
         match result {
-            Ok(_) => {}
+            Ok(submitted) => {
+                self.stats.largest_batch = self.stats.largest_batch.max(submitted as u64);
+            }
             // A signal, or completions waiting to be reaped: reap and go on.
             Err(err)
                 if err.kind() == io::ErrorKind::Interrupted
