@@ -209,6 +209,28 @@ mod ch10_cancel_park {
     }
 
     #[test]
+    fn results_come_back_as_counts_or_errnos() {
+        let arena = Arena::new();
+        let ring = Rc::new(RefCell::new(Ring::default()));
+        let (waker, _) = waker();
+        let mut eof = read(ring.clone(), arena.alloc());
+        let mut failed = read(ring.clone(), arena.alloc());
+        assert!(poll(&mut eof, &waker).is_pending());
+        assert!(poll(&mut failed, &waker).is_pending());
+        ring.borrow_mut().complete(0, 0);
+        ring.borrow_mut().complete(1, -libc::ECANCELED);
+        let Poll::Ready((result, buf)) = poll(&mut eof, &waker) else {
+            panic!("pending after its completion");
+        };
+        assert_eq!((result.unwrap(), buf.filled), (0, 0));
+        let Poll::Ready((result, _)) = poll(&mut failed, &waker) else {
+            panic!("pending after its completion");
+        };
+        assert_eq!(result.unwrap_err().raw_os_error(), Some(libc::ECANCELED));
+        assert!(ring.borrow().slots.is_empty());
+    }
+
+    #[test]
     fn errors_complete_parked_reads_too() {
         let arena = Arena::new();
         let ring = Rc::new(RefCell::new(Ring::default()));

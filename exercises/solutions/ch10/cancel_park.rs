@@ -28,20 +28,6 @@ pub unsafe trait Buffer: 'static {
     unsafe fn set_filled(&mut self, n: usize);
 }
 
-// SAFETY: a Vec's bytes are on the heap; moving the Vec does not move them.
-unsafe impl Buffer for Vec<u8> {
-    fn as_mut_ptr(&mut self) -> *mut u8 {
-        Vec::as_mut_ptr(self)
-    }
-    fn room(&self) -> usize {
-        self.capacity()
-    }
-    unsafe fn set_filled(&mut self, n: usize) {
-        // SAFETY: passed on from the caller.
-        unsafe { self.set_len(n) }
-    }
-}
-
 /// A read handed to the "kernel": where to write, how much, its tag.
 #[derive(Debug, Clone, Copy)]
 pub struct Submitted {
