@@ -300,3 +300,25 @@ fn the_default_runtime_survives_the_scenario_too() {
 fn naive_drop_mid_read() {
     drop_mid_read(Variant::Naive).unwrap();
 }
+
+#[test]
+fn a_dropped_accept_closes_the_connection_it_accepted_later() {
+    let Some(rt) = runtime(Options {
+        cancel_on_drop: false,
+        ..Options::default()
+    }) else {
+        return;
+    };
+    let listener = owned::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut client = rt.block_on(async {
+        assert!(poll_once_then_drop(listener.accept()).await);
+        // Nobody awaits the accept any more; a client connects anyway.
+        let client = TcpStream::connect(addr).unwrap();
+        wait_until("the dropped accept's completion", || rt.in_flight() == 0).await;
+        client
+    });
+    // The driver closed the socket nobody took: the client sees the end.
+    client.set_read_timeout(Some(TIMEOUT)).unwrap();
+    assert_eq!(client.read(&mut [0u8; 8]).unwrap(), 0);
+}

@@ -65,14 +65,18 @@ pub struct Stats {
     pub largest_batch: u64,
 }
 
+/// Disposes of the result of an operation whose future is gone.
+pub(crate) type Orphan = fn(i32);
+
 /// One operation's place in the table.
 enum Slot {
     Free,
     Waiting(Option<Waker>),
     Completed(i32),
-    /// The buffer, boxed so any buffer type fits; `None` when the dropped
-    /// future kept nothing to park (the naive drop, or an accept).
-    Parked(Option<Box<dyn Any>>),
+    /// The buffer, boxed so any buffer type fits (`None` for the naive
+    /// drop), and what to do with the result nobody will read (an accept's
+    /// new descriptor must be closed).
+    Parked(Option<Box<dyn Any>>, Option<Orphan>),
 }
 
 /// The ring and its table of operations.
@@ -104,7 +108,7 @@ impl Driver {
     pub(crate) fn in_flight(&self) -> usize {
         self.slots
             .iter()
-            .filter(|slot| matches!(slot, Slot::Waiting(_) | Slot::Parked(_)))
+            .filter(|slot| matches!(slot, Slot::Waiting(_) | Slot::Parked(..)))
             .count()
     }
 
@@ -169,25 +173,28 @@ impl Driver {
                 }
                 None
             }
-            Slot::Free | Slot::Parked(_) => unreachable!("slot {id} polled but not waiting"),
+            Slot::Free | Slot::Parked(..) => unreachable!("slot {id} polled but not waiting"),
         }
     }
 
     // ANCHOR: park
     /// The future of slot `id` was dropped with the operation in flight:
     /// the driver keeps `buf` until the kernel says it is done with it.
-    pub(crate) fn park(&mut self, id: usize, buf: Option<Box<dyn Any>>) {
+    pub(crate) fn park(&mut self, id: usize, buf: Option<Box<dyn Any>>, orphan: Option<Orphan>) {
         match self.slots[id] {
             // The completion is already here: nothing will write any more.
-            Slot::Completed(_) => self.release(id),
+            Slot::Completed(result) => {
+                self.release(id);
+                orphan.inspect(|dispose| dispose(result));
+            }
             Slot::Waiting(_) => {
-                self.slots[id] = Slot::Parked(buf);
+                self.slots[id] = Slot::Parked(buf, orphan);
                 self.stats.parked += 1;
                 if self.cancel_on_drop {
                     self.cancel(id);
                 }
             }
-            Slot::Free | Slot::Parked(_) => unreachable!("slot {id} dropped twice"),
+            Slot::Free | Slot::Parked(..) => unreachable!("slot {id} dropped twice"),
         }
     }
     // ANCHOR_END: park
@@ -246,9 +253,10 @@ impl Driver {
             match std::mem::replace(&mut self.slots[id], Slot::Completed(result)) {
                 Slot::Waiting(waker) => wakers.extend(waker),
                 // The kernel is done with the buffer: now it may go.
-                Slot::Parked(buf) => {
+                Slot::Parked(buf, orphan) => {
                     self.release(id);
                     self.stats.parked_freed += 1;
+                    orphan.inspect(|dispose| dispose(result));
                     drop(buf);
                 }
                 Slot::Free | Slot::Completed(_) => unreachable!("stray completion {id}"),
@@ -271,7 +279,7 @@ impl Drop for Driver {
         // Only parked operations can remain: a waiting one belongs to a
         // future, and every future holds the driver alive.
         let parked: Vec<usize> = (0..self.slots.len())
-            .filter(|&id| matches!(self.slots[id], Slot::Parked(_)))
+            .filter(|&id| matches!(self.slots[id], Slot::Parked(..)))
             .collect();
         for &id in &parked {
             if !self.cancel_on_drop {
@@ -289,7 +297,7 @@ impl Drop for Driver {
         }
         // Whatever the kernel never finished with is leaked, not freed.
         for slot in &mut self.slots {
-            if let Slot::Parked(buf) = slot {
+            if let Slot::Parked(buf, _) = slot {
                 std::mem::forget(buf.take());
             }
         }

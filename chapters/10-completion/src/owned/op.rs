@@ -27,6 +27,7 @@ use std::task::{Context, Poll};
 use io_uring::{opcode, squeue, types};
 
 use super::buf::{IoBuf, IoBufMut};
+use super::driver::Orphan;
 use super::executor::{Shared, current};
 
 /// What dropping an operation in flight does with its buffer.
@@ -55,6 +56,8 @@ pub struct Op<B: 'static> {
     state: State,
     buf: Option<B>,
     on_drop: OnDrop,
+    /// Disposes of the result if the future is dropped before it.
+    orphan: Option<Orphan>,
 }
 
 impl<B: 'static> Op<B> {
@@ -66,7 +69,15 @@ impl<B: 'static> Op<B> {
             state: State::Prepared(entry),
             buf: Some(buf),
             on_drop,
+            orphan: None,
         }
+    }
+
+    /// Sets what the driver does with the result of this operation if its
+    /// future is dropped first.
+    pub(crate) fn on_orphan(mut self, orphan: Orphan) -> Op<B> {
+        self.orphan = Some(orphan);
+        self
     }
 }
 
@@ -123,12 +134,12 @@ impl<B: 'static> Drop for Op<B> {
             // the driver owns it from now on.
             OnDrop::Park => {
                 let buf = self.buf.take().map(|buf| Box::new(buf) as Box<dyn Any>);
-                driver.park(id, buf);
+                driver.park(id, buf, self.orphan);
             }
             // The bug: the slot is forgotten, and `self.buf` is freed when
             // this function returns, under the kernel's feet.
             #[cfg(feature = "naive-drop")]
-            OnDrop::Free => driver.park(id, None),
+            OnDrop::Free => driver.park(id, None, self.orphan),
         }
     }
 }
@@ -207,11 +218,23 @@ pub async fn write_all<B: IoBuf>(fd: RawFd, mut buf: B) -> (io::Result<()>, B) {
 // ANCHOR_END: write_all
 
 /// Accepts a connection on the listening socket `fd`; returns the new
-/// socket's descriptor (close-on-exec).
+/// socket's descriptor (close-on-exec). If the future is dropped and the
+/// accept completes anyway, the driver closes the new socket.
 pub async fn accept(fd: RawFd) -> io::Result<RawFd> {
     let entry = opcode::Accept::new(types::Fd(fd), std::ptr::null_mut(), std::ptr::null_mut())
         .flags(libc::SOCK_CLOEXEC)
         .build();
-    let (result, ()) = Op::new(entry, (), OnDrop::Park).await;
+    let (result, ()) = Op::new(entry, (), OnDrop::Park)
+        .on_orphan(close_accepted)
+        .await;
     to_io(result).map(|fd| fd as RawFd)
+}
+
+/// Closes the descriptor an orphaned accept returned.
+fn close_accepted(result: i32) {
+    if result >= 0 {
+        // SAFETY: a successful accept's result is a new descriptor that no
+        // one else has seen; its future is gone, so no one ever will.
+        unsafe { libc::close(result) };
+    }
 }
