@@ -19,7 +19,7 @@
 //!
 //! Entries are queued in the submission ring as tasks poll, and reach the
 //! kernel in one `io_uring_enter` per turn of the executor
-//! ([`Driver::turn`]), which also waits for at least one completion when
+//! (`Driver::turn`), which also waits for at least one completion when
 //! no task is ready to run.
 //!
 //! Dropping the driver cancels whatever is still parked and waits (a

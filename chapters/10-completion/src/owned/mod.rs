@@ -49,7 +49,7 @@
 //!   `user_data`, with the parked buffers of dropped operations;
 //! * [`executor`]: [`Runtime`], the single-thread loop (poll tasks, one
 //!   `io_uring_enter` per batch, wake by completion);
-//! * [`op`]: the [`Op`] future and [`read`], [`write`], [`write_all`],
+//! * [`op`]: the [`Op`] future and [`read`](fn@read), [`write`](fn@write), [`write_all`],
 //!   [`accept`];
 //! * [`net`]: [`TcpListener`] and [`TcpStream`];
 //! * [`echo`]: the echo server on all of it.
