@@ -107,3 +107,11 @@ mod ch09_hyper_read;
 mod ch09_hyper_write;
 #[path = "ch09/rt_timer.rs"]
 mod ch09_rt_timer;
+#[path = "ch10/cancel_park.rs"]
+mod ch10_cancel_park;
+#[path = "ch10/owned_read.rs"]
+mod ch10_owned_read;
+#[path = "ch10/short_write.rs"]
+mod ch10_short_write;
+#[path = "ch10/sqe_batch.rs"]
+mod ch10_sqe_batch;

@@ -501,6 +501,47 @@ pub const EXERCISES: &[Exercise] = &[
                `graceful_shutdown()` on `connection.as_mut()` and then await the connection. \
                After the loop: `drop(listener)` first, then `join_next` until the set is empty.",
     },
+    Exercise {
+        name: "ch10_sqe_batch",
+        title: "many reads, one io_uring_enter: queue them all, place each completion by its tag",
+        hint: "Queue with `for (tag, &fd) in fds.iter().enumerate()`, and `while \
+               !ring.queue_read(fd, len, tag as u64) { ring.enter(0)?; }`. Keep `results: \
+               Vec<Option<io::Result<Vec<u8>>>>`, all `None`, and a count of the missing. Loop: \
+               `while let Some((tag, result)) = ring.next_completion()`, find \
+               `results.get_mut(tag as usize)` and require it to be `Some(None)` (else \
+               InvalidData), store, count down; when none is missing return the results \
+               flattened; otherwise `ring.enter(missing)?` and go round.",
+    },
+    Exercise {
+        name: "ch10_owned_read",
+        title: "the read future that owns its buffer: submit on the first poll, give the buffer back with the result",
+        hint: "`let this = self.get_mut();` (the future is Unpin). Borrow the ring once. Take \
+               `this.buf.as_mut()` and panic if it is `None` (polled after Ready). If \
+               `this.user_data` is `None`, submit with the buffer's `as_mut_ptr()` and \
+               `room()`, store the tag and return Pending. Otherwise \
+               `ring.poll_completion(tag, cx.waker())`: `None` is Pending; `Some(r)`: take the \
+               buffer; `r < 0` gives `io::Error::from_raw_os_error(-r)`; else `unsafe { \
+               buf.set_filled(r as usize) }` and `Ok(r as usize)`.",
+    },
+    Exercise {
+        name: "ch10_cancel_park",
+        title: "drop a read in flight without freeing its buffer: park it until the completion",
+        hint: "Drop: `if let (Some(tag), Some(buf)) = (self.user_data, self.buf.take())`, call \
+               `self.ring.borrow_mut().park(tag, Box::new(buf))`. park: match \
+               `self.slots.get(&tag)`: `Waiting` -> insert `Slot::Parked(buf)`; anything else \
+               -> remove the slot and let `buf` drop. complete: match \
+               `self.slots.remove(&tag)`: `Waiting(waker)` -> insert `Done(result)` and wake; \
+               `Parked(buf)` -> drop it (the slot stays removed).",
+    },
+    Exercise {
+        name: "ch10_short_write",
+        title: "the completion write loop: resubmit from where a short write stopped, buffer always returned",
+        hint: "`let mut offset = 0; while offset < buf.len() { let (result, back) = \
+               writer.write_at(buf, offset).await; buf = back; match result { ... } }`, with \
+               `Ok(0)` returning `io::ErrorKind::WriteZero.into()`, `Ok(n)` adding to the \
+               offset, `Interrupted` going round, and any other error returned with the \
+               buffer. Make the parameter `mut buf`.",
+    },
 ];
 
 /// The exercise called `name`.

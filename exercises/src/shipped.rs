@@ -80,6 +80,10 @@ shipped! {
     ch09 hyper_write,
     ch09 rt_timer,
     ch09 graceful,
+    ch10 sqe_batch,
+    ch10 owned_read,
+    ch10 cancel_park,
+    ch10 short_write,
 }
 
 /// Every exercise's explanation of its reference solution.

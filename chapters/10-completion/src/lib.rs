@@ -7,7 +7,7 @@
 //!
 //! Book: Chapter 10.
 
-// ch10a: the rings by hand, the echo server, its fallback, the race.
+// The rings by hand, the echo server, its fallback, the race.
 #[cfg(target_os = "linux")]
 pub mod experiments;
 #[cfg(target_os = "linux")]
@@ -20,4 +20,6 @@ pub mod race;
 pub mod server;
 #[cfg(target_os = "linux")]
 pub mod uring;
-// end ch10a
+// The owned-buffer executor and its cancellation.
+#[cfg(target_os = "linux")]
+pub mod owned;
