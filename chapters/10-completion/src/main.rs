@@ -146,12 +146,22 @@ mod linux {
             #[arg(long, value_enum, default_value_t = StepArg::Basic)]
             mode: StepArg,
             /// The compio echo server's binary [default: examples/compio-echo beside this one].
-            #[arg(long, value_name = "PATH")]
+            #[arg(long, value_name = "FILE", value_parser = existing_file)]
             compio: Option<PathBuf>,
             /// Write the plots into this directory.
-            #[arg(long, value_name = "DIR")]
+            #[arg(long, value_name = "DIR", value_parser = chapter_01::console::output_dir)]
             plot: Option<PathBuf>,
         },
+    }
+
+    /// A file that exists, checked before anything is measured.
+    fn existing_file(text: &str) -> Result<PathBuf, String> {
+        let path = PathBuf::from(text);
+        match std::fs::metadata(&path) {
+            Ok(meta) if meta.is_file() => Ok(path),
+            Ok(_) => Err(format!("{text} is not a file")),
+            Err(err) => Err(format!("cannot read {text}: {err}")),
+        }
     }
 
     pub fn main() -> ExitCode {
@@ -175,8 +185,14 @@ mod linux {
                 defer_taskrun,
             }) => {
                 let addr = port.map_or(addr, |port| SocketAddr::from(([127, 0, 0, 1], port)));
-                limits::raise_fd_limit()?;
+                let hard = limits::raise_fd_limit()?;
                 if let Some(limit) = fd_limit {
+                    if limit > hard {
+                        return Err(format!(
+                            "--fd-limit {limit} is above this process's open-file limit, {hard}: it can only lower it"
+                        )
+                        .into());
+                    }
                     limits::set_fd_limit(limit)?;
                 }
                 if let ServerArg::Rt = server {

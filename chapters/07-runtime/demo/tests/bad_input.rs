@@ -31,7 +31,7 @@ fn the_examples_refuse_bad_values_in_one_line_too() {
     let examples = deps.parent().unwrap().parent().unwrap().join("examples");
     for (name, hidden, zero_ok) in [
         ("compare", &["serve"][..], &[("http", "idle")][..]),
-        ("report", &["serve", "echo", "load"][..], &[][..]),
+        ("report", &["serve"][..], &[][..]),
     ] {
         let exe = examples.join(name);
         if !exe.exists() {

@@ -1,0 +1,18 @@
+//! Bad input to every subcommand and option of `chapter-10`: one clear error
+//! line, a non-zero exit, never a panic or a hang (the rule and the values
+//! are in `chapters/01-threads/tests/support/bad_input.rs`).
+
+#[path = "../../01-threads/tests/support/bad_input.rs"]
+mod support;
+
+#[test]
+fn every_option_refuses_bad_values_in_one_line() {
+    let cases = support::check_every_option(&support::Binary {
+        exe: env!("CARGO_BIN_EXE_chapter-10"),
+        hidden: &[],
+        // Port 0 asks the kernel for any free port.
+        zero_ok: &[("serve", "port")],
+        billion_ok: &[],
+    });
+    eprintln!("{cases} bad-input cases");
+}
