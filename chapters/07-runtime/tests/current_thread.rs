@@ -351,3 +351,57 @@ fn a_yielding_loop_does_not_starve_remote_wakes() {
         });
     });
 }
+
+/// A task that yields goes behind every task that was ready, the ones
+/// spawned from other threads included (`spawn_many_remote_busy1` of the
+/// `compare` race is this workload, timed, with a 10 µs stall after each
+/// yield). 2,000 tasks wait in the inject queue, spawned before
+/// `block_on`; 8 tasks yield in a loop until all 2,000 have run. Each
+/// yielding task yields once, and runs again only behind the 2,000: the 8
+/// yield 8 times in all (the bound allows twice that). Waking the deferred
+/// tasks before the inject queue's tasks are moved behind them, they
+/// yielded once per batch of `event_interval` tasks (304 times); with no
+/// defer list, 30 times per remote task (60,000). The bound counts polls,
+/// not time, so a slow machine cannot change it.
+#[test]
+fn a_task_that_yields_goes_behind_the_remote_tasks() {
+    limit(|| {
+        const REMOTE: usize = 2_000;
+        const BUSY: usize = 8;
+        let rt = current_thread();
+        let ran = Arc::new(AtomicUsize::new(0));
+        let remote: Vec<_> = (0..REMOTE)
+            .map(|_| {
+                let ran = ran.clone();
+                rt.spawn(async move {
+                    ran.fetch_add(1, Ordering::SeqCst);
+                })
+            })
+            .collect();
+        let yields = Arc::new(AtomicUsize::new(0));
+        rt.block_on(async {
+            let busy: Vec<_> = (0..BUSY)
+                .map(|_| {
+                    let (ran, yields) = (ran.clone(), yields.clone());
+                    rt::spawn(async move {
+                        while ran.load(Ordering::SeqCst) < REMOTE {
+                            yields.fetch_add(1, Ordering::SeqCst);
+                            rt::task::yield_now().await;
+                        }
+                    })
+                })
+                .collect();
+            for task in remote {
+                task.await.unwrap();
+            }
+            for task in busy {
+                task.await.unwrap();
+            }
+        });
+        let yields = yields.load(Ordering::SeqCst);
+        assert!(
+            yields <= 2 * BUSY,
+            "{BUSY} yielding tasks yielded {yields} times while {REMOTE} remote tasks ran"
+        );
+    });
+}

@@ -129,6 +129,26 @@ impl<T> Inject<T> {
         n
     }
 
+    /// Moves every task waiting here to the back of `dest`, in order, and
+    /// returns how many. Into an empty `dest` this is a swap of the two
+    /// buffers under the lock (`dest`'s spare capacity stays here for the
+    /// next pushes), so the lock is held for a constant time however long
+    /// the queue.
+    pub(crate) fn take_all_into(&self, dest: &mut VecDeque<T>) -> usize {
+        if self.is_empty() {
+            return 0;
+        }
+        let mut queue = self.queue.lock();
+        let n = queue.tasks.len();
+        if dest.is_empty() {
+            std::mem::swap(dest, &mut queue.tasks);
+        } else {
+            dest.append(&mut queue.tasks);
+        }
+        self.len.store(0, Ordering::Release);
+        n
+    }
+
     /// Takes everything (at shutdown).
     pub(crate) fn drain(&self) -> Vec<T> {
         let mut queue = self.queue.lock();
@@ -162,6 +182,12 @@ mod tests {
         let mut popped = Vec::new();
         assert_eq!(inject.pop_n(2, |t| popped.push(t)), 2);
         assert_eq!(popped, vec![2, 3]);
+        inject.push_batch([5, 6].into_iter());
+        let mut dest = VecDeque::from([1]);
+        assert_eq!(inject.take_all_into(&mut dest), 3);
+        assert_eq!(dest, [1, 4, 5, 6]);
+        assert!(inject.is_empty());
+        inject.push(4);
         assert!(inject.close());
         assert!(!inject.close());
         inject.push(5);

@@ -20,19 +20,30 @@
 //!                        core to come back, whichever is first
 //! ```
 //!
-//! Three rules keep one thread fair to everything on it, as Tokio's
-//! current-thread scheduler does:
+//! Three rules keep one thread fair to everything on it, the three of
+//! Tokio's current-thread scheduler (with one difference, in the second):
 //!
 //! * **The driver turns at least every `event_interval` tasks**, however
 //!   full the queue, so timers and sockets are served beside busy tasks.
 //! * **A task that yields (or runs out of budget) is deferred**: its waker
-//!   waits in a list that is woken only after the next turn of the driver.
-//!   A task looping on `yield_now` therefore lets everything else that is
+//!   waits in a list that is woken only after the next turn of the driver,
+//!   and only once the tasks waiting in the inject queue have moved to the
+//!   back of the core's queue, so the deferred tasks go behind them. A
+//!   task looping on `yield_now` therefore lets everything else that is
 //!   ready run first, tasks from other threads and the driver's events
-//!   included; so does a `block_on` future that yields.
+//!   included; so does a `block_on` future that yields. (Tokio's
+//!   current-thread scheduler wakes its deferred tasks after the driver's
+//!   turn too, but leaves the inject queue's tasks where they are, so a
+//!   task yielding in a loop runs again every `event_interval` ticks
+//!   however many of them wait:
+//!   `tokio/src/runtime/scheduler/current_thread/mod.rs`, `park_internal`
+//!   and `next_task`.)
 //! * **Every `global_queue_interval` ticks the queue of tasks from other
 //!   threads goes first**, so a thread whose own tasks keep each other busy
-//!   still takes in work from outside.
+//!   still takes in work from outside (31 ticks, Tokio's default for its
+//!   current-thread scheduler, `DEFAULT_GLOBAL_QUEUE_INTERVAL` in the same
+//!   file). When the core's queue is empty, the whole inject queue moves
+//!   to it under one lock.
 //!
 //! A task woken on the driving thread (by another task, by the future, or
 //! by an event the driver delivers there) goes to the core's queue with no
@@ -334,27 +345,28 @@ impl CurrentThread {
 
     /// The next task: the core's own queue first, except every
     /// `global_queue_interval` ticks, when the inject queue goes first.
+    /// When the core's queue is empty, everything in the inject queue moves
+    /// over at once (one lock, not one per task).
     // ANCHOR: next_task_current_thread
     fn next_task(&self) -> Option<ReadyTask> {
         let interval = self.resources.config.global_queue_interval;
-        let (task, from_inject) = with_core(self, |driving| {
+        let (task, pulled) = with_core(self, |driving| {
             let core = &mut driving.core;
             core.tick = core.tick.wrapping_add(1);
-            if core.tick.is_multiple_of(interval) {
-                match self.inject.pop() {
-                    Some(task) => (Some(task), true),
-                    None => (core.tasks.pop_front(), false),
-                }
-            } else {
-                match core.tasks.pop_front() {
-                    Some(task) => (Some(task), false),
-                    None => (self.inject.pop(), true),
-                }
+            if core.tick.is_multiple_of(interval)
+                && let Some(task) = self.inject.pop()
+            {
+                return (Some(task), 1);
             }
+            if core.tasks.is_empty() {
+                let pulled = self.inject.take_all_into(&mut core.tasks);
+                return (core.tasks.pop_front(), pulled);
+            }
+            (core.tasks.pop_front(), 0)
         })?;
-        if from_inject && task.is_some() {
+        if pulled > 0 {
             let stats = &self.resources.stats[0];
-            stats.incr(&stats.inject_pulls);
+            stats.add(&stats.inject_pulls, pulled as u64);
         }
         task
     }
@@ -414,13 +426,31 @@ impl CurrentThread {
     }
     // ANCHOR_END: park_current_thread
 
-    /// Wakes every deferred task; each goes to the core's queue.
+    /// After a turn of the driver: moves the tasks waiting in the inject
+    /// queue to the core's queue, then wakes every deferred task, which
+    /// goes to the back of it. A task that yielded therefore runs after
+    /// every task that was ready at that turn, whichever thread woke it.
+    // ANCHOR: wake_deferred_current_thread
     fn wake_deferred(&self) {
-        let deferred = with_core(self, |driving| std::mem::take(&mut driving.defer));
-        for waker in deferred.into_iter().flatten() {
+        let Some((pulled, deferred)) = with_core(self, |driving| {
+            let pulled = if driving.defer.is_empty() {
+                0
+            } else {
+                self.inject.take_all_into(&mut driving.core.tasks)
+            };
+            (pulled, std::mem::take(&mut driving.defer))
+        }) else {
+            return;
+        };
+        if pulled > 0 {
+            let stats = &self.resources.stats[0];
+            stats.add(&stats.inject_pulls, pulled as u64);
+        }
+        for waker in deferred {
             waker.wake();
         }
     }
+    // ANCHOR_END: wake_deferred_current_thread
 
     /// Shutdown, first step: refuse tasks from other threads. (The runtime
     /// then cancels every task and calls [`drain`](Self::drain).)
