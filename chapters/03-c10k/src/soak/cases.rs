@@ -55,7 +55,7 @@ pub fn varied_len(i: u64) -> usize {
 
 /// A reset: part of a request, then close with RST.
 pub fn reset(addr: SocketAddr, protocol: Protocol, tally: &Tally) {
-    let result = Conn::open(addr, protocol, IO_TIMEOUT).and_then(|mut conn| {
+    let result = Conn::open(addr, protocol, IO_TIMEOUT, tally).and_then(|mut conn| {
         conn.send_part(RESET_BYTES, RESET_BYTES / 2)?;
         // Let the server start echoing, so the reset finds bytes both ways.
         thread::sleep(Duration::from_millis(1));
@@ -70,7 +70,7 @@ pub fn reset(addr: SocketAddr, protocol: Protocol, tally: &Tally) {
 /// A half-close (echo): send, shut down writing, read the whole echo, then
 /// the server's end of file.
 pub fn half_close(addr: SocketAddr, len: usize, tally: &Tally) {
-    let result = Conn::open(addr, Protocol::Echo, IO_TIMEOUT).and_then(|mut conn| {
+    let result = Conn::open(addr, Protocol::Echo, IO_TIMEOUT, tally).and_then(|mut conn| {
         let pending = conn.send(len, Pace::FAST, tally)?;
         conn.half_close()?;
         conn.receive(pending, Pace::FAST, tally)?;
@@ -84,7 +84,7 @@ pub fn half_close(addr: SocketAddr, len: usize, tally: &Tally) {
 
 /// Pipelining (HTTP): several requests written before any reply is read.
 pub fn pipelined(addr: SocketAddr, tally: &Tally) {
-    let result = Conn::open(addr, Protocol::Http, IO_TIMEOUT).and_then(|mut conn| {
+    let result = Conn::open(addr, Protocol::Http, IO_TIMEOUT, tally).and_then(|mut conn| {
         let mut pending = Vec::with_capacity(PIPELINE_DEPTH);
         for i in 0..PIPELINE_DEPTH {
             pending.push(conn.send(varied_len(i as u64), Pace::FAST, tally)?);
@@ -106,7 +106,7 @@ pub fn slow_writer(addr: SocketAddr, protocol: Protocol, tally: &Tally) {
         chunk: 1,
         pause: SLOW_PAUSE,
     };
-    let result = Conn::open(addr, protocol, IO_TIMEOUT)
+    let result = Conn::open(addr, protocol, IO_TIMEOUT, tally)
         .and_then(|mut conn| conn.round_trip(SLOW_WRITE_BYTES, pace, tally));
     match result {
         Ok(()) => Tally::add(&tally.slow, 1),
@@ -121,7 +121,7 @@ pub fn slow_reader(addr: SocketAddr, protocol: Protocol, tally: &Tally) {
         chunk: SLOW_READ_CHUNK,
         pause: SLOW_PAUSE,
     };
-    let result = Conn::open(addr, protocol, IO_TIMEOUT).and_then(|mut conn| {
+    let result = Conn::open(addr, protocol, IO_TIMEOUT, tally).and_then(|mut conn| {
         let pending = conn.send(SLOW_READ_BYTES, Pace::FAST, tally)?;
         conn.receive(pending, pace, tally)
     });
@@ -164,7 +164,7 @@ pub fn slow_misbehaver(addr: SocketAddr, protocol: Protocol, tally: &Tally, stop
 pub fn open_idle(addr: SocketAddr, protocol: Protocol, n: usize, tally: &Tally) -> Vec<Conn> {
     let mut conns = Vec::with_capacity(n);
     for _ in 0..n {
-        match Conn::open(addr, protocol, IO_TIMEOUT) {
+        match Conn::open(addr, protocol, IO_TIMEOUT, tally) {
             Ok(conn) => conns.push(conn),
             Err(err) => tally.error(format!("idle case, connecting: {err}")),
         }
@@ -189,7 +189,7 @@ pub fn keep_alive(addr: SocketAddr, clients: usize, rate: f64, tally: &Tally, st
     thread::scope(|scope| {
         for c in 0..clients {
             scope.spawn(move || {
-                let mut conn = match Conn::open(addr, Protocol::Http, IO_TIMEOUT) {
+                let mut conn = match Conn::open(addr, Protocol::Http, IO_TIMEOUT, tally) {
                     Ok(conn) => conn,
                     Err(err) => return tally.error(format!("keep-alive, connecting: {err}")),
                 };
@@ -236,10 +236,11 @@ pub fn exhaustion(addr: SocketAddr, protocol: Protocol, n: usize, tally: &Tally)
             let spawned = thread::Builder::new()
                 .stack_size(CLIENT_STACK)
                 .spawn_scoped(scope, move || {
-                    let conn = Conn::open(addr, protocol, IO_TIMEOUT).and_then(|mut conn| {
-                        let pending = conn.send(SMALL_BYTES, Pace::FAST, tally)?;
-                        Ok((conn, pending))
-                    });
+                    let conn =
+                        Conn::open(addr, protocol, IO_TIMEOUT, tally).and_then(|mut conn| {
+                            let pending = conn.send(SMALL_BYTES, Pace::FAST, tally)?;
+                            Ok((conn, pending))
+                        });
                     ready.fetch_add(1, Ordering::AcqRel);
                     while !go.load(Ordering::Acquire) {
                         thread::sleep(Duration::from_millis(1));

@@ -66,6 +66,9 @@ pub struct Tally {
     pub idle: AtomicU64,
     /// Connections opened past the server's descriptor limit, in all.
     pub exhaustion: AtomicU64,
+    /// Connections opened by the misbehaving clients (the clean load's are
+    /// counted apart).
+    pub connections: AtomicU64,
     /// Failures of any kind (a lost reply, a refused connection...).
     pub errors: AtomicU64,
     first_error: Mutex<Option<String>>,
@@ -135,8 +138,14 @@ pub struct Conn {
 impl Conn {
     /// Connects, with time limits on the connect and on every read and
     /// write.
-    pub fn open(addr: SocketAddr, protocol: Protocol, io_timeout: Duration) -> io::Result<Conn> {
+    pub fn open(
+        addr: SocketAddr,
+        protocol: Protocol,
+        io_timeout: Duration,
+        tally: &Tally,
+    ) -> io::Result<Conn> {
         let stream = TcpStream::connect_timeout(&addr, io_timeout)?;
+        Tally::add(&tally.connections, 1);
         stream.set_read_timeout(Some(io_timeout))?;
         stream.set_write_timeout(Some(io_timeout))?;
         stream.set_nodelay(true)?;

@@ -25,9 +25,9 @@
 //!
 //! The server runs as a child process with a small open-file limit
 //! ([`child`]). Its resident memory is read before the first round (idle),
-//! as a high-water mark at the end (peak), and after the last round, once
-//! every client has gone and the server has had up to [`SETTLE`] to give
-//! memory back (after). "Back to idle" means after ≤ idle + the larger of
+//! after the first round, as a high-water mark at the end (peak), and after
+//! the last round, once every client has gone and the server has had
+//! [`QUIET`] and up to [`SETTLE`] more to give memory back (after). "Back to idle" means after ≤ idle + the larger of
 //! [`MEMORY_SLACK_KIB`] and [`MEMORY_SLACK_PERCENT`] % of idle.
 //!
 //! Book: "Appendix: the soak" (appendix-soak.md).
@@ -65,8 +65,13 @@ pub const MEMORY_SLACK_KIB: u64 = 4 * 1024;
 pub const MEMORY_SLACK_PERCENT: u64 = 10;
 // ANCHOR_END: tolerance
 
-/// How long the server has, after the last client is gone, to return to its
-/// idle memory.
+/// How long the server is left alone, after the last client is gone,
+/// before its memory is read: time for connection threads to end and
+/// buffers to be freed.
+pub const QUIET: Duration = Duration::from_secs(3);
+
+/// How long past [`QUIET`] the server has to return to its idle memory
+/// (it is read every quarter second meanwhile).
 pub const SETTLE: Duration = Duration::from_secs(10);
 
 /// Bytes per message of the clean echo load.
@@ -134,6 +139,8 @@ pub struct SoakReport {
     pub elapsed: Duration,
     /// Rounds completed.
     pub rounds: u64,
+    /// Client connections opened in all, by every case.
+    pub connections: u64,
     /// Clean-load messages or requests answered.
     pub messages: u64,
     /// Bytes sent that had to come back.
@@ -164,6 +171,8 @@ pub struct SoakReport {
     pub first_error: Option<String>,
     /// Resident memory before the first round, in KiB.
     pub rss_idle_kib: u64,
+    /// Resident memory after the first round, every client gone, in KiB.
+    pub rss_first_round_kib: u64,
     /// The high-water mark of resident memory, in KiB.
     pub rss_peak_kib: u64,
     /// Resident memory after the soak, in KiB.
@@ -215,6 +224,7 @@ impl SoakReport {
             .add("command", "command", self.command.clone())
             .add("duration_s", "duration (s)", self.elapsed.as_secs_f64())
             .add("rounds", "rounds", self.rounds)
+            .add("connections", "client connections opened", self.connections)
             .add("messages", "clean-load messages answered", self.messages)
             .add("bytes_sent", "bytes sent", self.bytes_sent)
             .add("bytes_verified", "bytes verified", self.bytes_verified)
@@ -237,6 +247,11 @@ impl SoakReport {
             )
             .add("errors", "errors", self.errors)
             .add("rss_idle_kib", "server RSS idle", self.rss_idle_kib)
+            .add(
+                "rss_first_round_kib",
+                "server RSS after round 1",
+                self.rss_first_round_kib,
+            )
             .add("rss_peak_kib", "server RSS peak", self.rss_peak_kib)
             .add("rss_after_kib", "server RSS after", self.rss_after_kib)
             .add(
@@ -284,6 +299,7 @@ pub fn soak_server(
     let mut exhaustion_answered = 0;
     let start = Instant::now();
     let mut server_exit = None;
+    let mut rss_first_round_kib = 0;
     while start.elapsed() < config.duration {
         let left = config.duration.saturating_sub(start.elapsed());
         let this = config.round.min(left).max(Duration::from_secs(1));
@@ -293,6 +309,9 @@ pub fn soak_server(
         if let Some(how) = server.exited() {
             server_exit = Some(how);
             break;
+        }
+        if rounds == 1 {
+            rss_first_round_kib = server.status().map_or(0, |s| s.vm_rss_kib);
         }
         say(format!(
             "{}: round {rounds} done at {:.0} s: {} bytes verified, {} lost, {} errors",
@@ -304,8 +323,10 @@ pub fn soak_server(
         ));
     }
     let elapsed = start.elapsed();
-    // Every client is closed; the server has SETTLE to give memory back.
+    // Every client is closed; the server has QUIET, then up to SETTLE, to
+    // give memory back.
     let (mut rss_after_kib, mut rss_peak_kib) = (0, 0);
+    thread::sleep(QUIET);
     let settle_until = Instant::now() + SETTLE;
     while server_exit.is_none() {
         match server.status() {
@@ -325,6 +346,7 @@ pub fn soak_server(
         command: command.display(),
         elapsed,
         rounds,
+        connections: Tally::get(&tally.connections) + rounds * config.connections as u64,
         messages,
         bytes_sent: Tally::get(&tally.sent),
         bytes_verified: Tally::get(&tally.verified),
@@ -340,6 +362,7 @@ pub fn soak_server(
         errors: Tally::get(&tally.errors),
         first_error: tally.first_error(),
         rss_idle_kib,
+        rss_first_round_kib,
         rss_peak_kib,
         rss_after_kib,
         server_exit,
@@ -384,7 +407,7 @@ fn round(
 fn exhaust(addr: SocketAddr, protocol: Protocol, config: &SoakConfig, tally: &Tally) -> u64 {
     let n = config.fd_limit as usize + config.over_limit;
     let seen = cases::exhaustion(addr, protocol, n, tally);
-    let again = Conn::open(addr, protocol, IO_TIMEOUT)
+    let again = Conn::open(addr, protocol, IO_TIMEOUT, tally)
         .and_then(|mut conn| conn.round_trip(1_000, Pace::FAST, tally));
     if let Err(err) = again {
         tally.error(format!("no answer after the exhaustion case: {err}"));
