@@ -150,7 +150,7 @@ pub fn fast_misbehaver(addr: SocketAddr, protocol: Protocol, tally: &Tally, stop
 pub fn slow_misbehaver(addr: SocketAddr, protocol: Protocol, tally: &Tally, stop: &AtomicBool) {
     let mut i = 0u64;
     while !stop.load(Ordering::Relaxed) {
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             slow_writer(addr, protocol, tally);
         } else {
             slow_reader(addr, protocol, tally);
