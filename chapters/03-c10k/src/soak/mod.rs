@@ -332,7 +332,9 @@ pub fn soak_server(
         match server.status() {
             Ok(status) => {
                 rss_after_kib = status.vm_rss_kib;
-                rss_peak_kib = status.vm_hwm_kib;
+                // The kernel updates the high-water mark lazily; a sample
+                // taken earlier may exceed it.
+                rss_peak_kib = status.vm_hwm_kib.max(rss_first_round_kib);
             }
             Err(err) => tally.error(format!("reading the server's memory: {err}")),
         }
