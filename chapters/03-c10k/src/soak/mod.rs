@@ -549,6 +549,20 @@ pub fn run(
         config.fd_limit,
         config.over_limit,
     ));
+    // Each server soaked at once needs its exhaustion case, the clean load,
+    // the idle and misbehaving clients in this process's descriptors.
+    let at_once = if parallel { commands.len() } else { 1 } as u64;
+    let needed = at_once
+        * (config.fd_limit + (config.over_limit + config.connections + config.idle) as u64 + 8)
+        + crate::load::FD_RESERVE;
+    let limit = crate::limits::raise_fd_limit()?;
+    if needed > limit {
+        return Err(format!(
+            "this soak needs {needed} open files at once and this process may open {limit} \
+             (ulimit -Hn); soak fewer servers at once or lower --fd-limit"
+        )
+        .into());
+    }
     let results = soak_all(commands, config, parallel, say);
     let mut failures = Vec::new();
     let mut json = Vec::new();
