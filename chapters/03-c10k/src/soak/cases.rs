@@ -30,6 +30,14 @@ const SLOW_WRITE_BYTES: usize = 300;
 /// writer never waits on the reader.
 const SLOW_READ_BYTES: usize = 24 * 1024;
 
+/// Payload of a bulk request read slowly: larger than loopback's socket
+/// buffers together (a few MiB at most here), so the server's writes fill
+/// them and must wait.
+const BULK_BYTES: usize = 8 * 1024 * 1024;
+
+/// Bytes per read of the bulk request's reader: 8 MiB in 1,024 reads.
+const BULK_READ_CHUNK: usize = 8 * 1024;
+
 /// Bytes per read of a slow reader.
 const SLOW_READ_CHUNK: usize = 16;
 
@@ -38,6 +46,9 @@ const SLOW_PAUSE: Duration = Duration::from_millis(1);
 
 /// Requests per pipelined batch.
 const PIPELINE_DEPTH: usize = 4;
+
+/// One exhaustion client in this many resets instead of waiting.
+const RESET_EVERY: usize = 8;
 
 /// Stack of each exhaustion client thread: it only reads and writes a few
 /// hundred bytes.
@@ -131,6 +142,23 @@ pub fn slow_reader(addr: SocketAddr, protocol: Protocol, tally: &Tally) {
     }
 }
 
+/// A bulk request against a slow reader: [`BULK_BYTES`] written by one
+/// thread while another reads the reply [`BULK_READ_CHUNK`] bytes per
+/// [`SLOW_PAUSE`]. More than the socket buffers hold, so the server must
+/// stop and wait for the reader (back-pressure).
+pub fn bulk_slow_reader(addr: SocketAddr, protocol: Protocol, tally: &Tally) {
+    let pace = Pace {
+        chunk: BULK_READ_CHUNK,
+        pause: SLOW_PAUSE,
+    };
+    let result = Conn::open(addr, protocol, IO_TIMEOUT, tally)
+        .and_then(|mut conn| conn.round_trip_while_writing(BULK_BYTES, pace, tally));
+    match result {
+        Ok(()) => Tally::add(&tally.slow, 1),
+        Err(err) => tally.error(format!("bulk slow reader case: {err}")),
+    }
+}
+
 /// Runs the fast misbehaving cases (resets and half-closes, or pipelining)
 /// in a loop until `stop`.
 pub fn fast_misbehaver(addr: SocketAddr, protocol: Protocol, tally: &Tally, stop: &AtomicBool) {
@@ -150,10 +178,10 @@ pub fn fast_misbehaver(addr: SocketAddr, protocol: Protocol, tally: &Tally, stop
 pub fn slow_misbehaver(addr: SocketAddr, protocol: Protocol, tally: &Tally, stop: &AtomicBool) {
     let mut i = 0u64;
     while !stop.load(Ordering::Relaxed) {
-        if i.is_multiple_of(2) {
-            slow_writer(addr, protocol, tally);
-        } else {
-            slow_reader(addr, protocol, tally);
+        match i % 3 {
+            0 => slow_writer(addr, protocol, tally),
+            1 => slow_reader(addr, protocol, tally),
+            _ => bulk_slow_reader(addr, protocol, tally),
         }
         i += 1;
     }
@@ -214,7 +242,7 @@ pub fn keep_alive(addr: SocketAddr, clients: usize, rate: f64, tally: &Tally, st
 /// What the exhaustion case saw.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Exhaustion {
-    /// Connections opened at once.
+    /// Connections opened at once that waited for their reply.
     pub opened: usize,
     /// Of which answered in full.
     pub answered: usize,
@@ -222,7 +250,8 @@ pub struct Exhaustion {
 
 /// Descriptor exhaustion: `n` connections (more than the server may hold)
 /// opened and sent a request each; only when all are open (or have failed)
-/// does any client read its reply and close. The server must serve those
+/// does any client read its reply and close. One in [`RESET_EVERY`] resets
+/// at once instead, while the server is out of descriptors. The server must serve those
 /// it holds, and then, as they close and free descriptors, the ones that
 /// waited in its accept queue.
 pub fn exhaustion(addr: SocketAddr, protocol: Protocol, n: usize, tally: &Tally) -> Exhaustion {
@@ -231,11 +260,18 @@ pub fn exhaustion(addr: SocketAddr, protocol: Protocol, n: usize, tally: &Tally)
     let answered = AtomicUsize::new(0);
     thread::scope(|scope| {
         let mut started = 0;
-        for _ in 0..n {
+        for i in 0..n {
             let (ready, go, answered) = (&ready, &go, &answered);
             let spawned = thread::Builder::new()
                 .stack_size(CLIENT_STACK)
                 .spawn_scoped(scope, move || {
+                    if i % RESET_EVERY == RESET_EVERY - 1 {
+                        // Gone before the server may accept it: accept hands
+                        // the server a connection that is already reset.
+                        reset(addr, protocol, tally);
+                        ready.fetch_add(1, Ordering::AcqRel);
+                        return;
+                    }
                     let conn =
                         Conn::open(addr, protocol, IO_TIMEOUT, tally).and_then(|mut conn| {
                             let pending = conn.send(SMALL_BYTES, Pace::FAST, tally)?;
@@ -271,9 +307,10 @@ pub fn exhaustion(addr: SocketAddr, protocol: Protocol, n: usize, tally: &Tally)
         thread::sleep(Duration::from_millis(200));
         go.store(true, Ordering::Release);
     });
-    Tally::add(&tally.exhaustion, n as u64);
+    let waited = n - n / RESET_EVERY;
+    Tally::add(&tally.exhaustion, waited as u64);
     Exhaustion {
-        opened: n,
+        opened: waited,
         answered: answered.into_inner(),
     }
 }

@@ -216,6 +216,33 @@ impl Conn {
         self.receive(pending, pace, tally)
     }
 
+    /// One large request written by a second thread while this one reads
+    /// the reply at `pace`: the server's writes meet a full socket buffer
+    /// and must wait for the reader without losing a byte or stalling.
+    pub fn round_trip_while_writing(
+        &mut self,
+        len: usize,
+        pace: Pace,
+        tally: &Tally,
+    ) -> io::Result<()> {
+        let seed = next_seed();
+        let bytes = self.request(seed, len);
+        let mut writer = self.stream.try_clone()?;
+        Tally::add(&tally.sent, len as u64);
+        thread::scope(|scope| {
+            let written = scope.spawn(move || writer.write_all(&bytes));
+            let read = self.receive(Pending { seed, len }, pace, tally);
+            if read.is_err() {
+                // Unblocks the writer, which may wait on a server that stopped.
+                let _ = self.stream.shutdown(Shutdown::Both);
+            }
+            let written = written
+                .join()
+                .unwrap_or_else(|_| Err(io::Error::other("the writer thread panicked")));
+            read.and(written)
+        })
+    }
+
     /// Shuts down the writing half (the server sees end of file).
     pub fn half_close(&self) -> io::Result<()> {
         self.stream.shutdown(Shutdown::Write)
