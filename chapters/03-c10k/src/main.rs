@@ -96,8 +96,10 @@ enum Command {
     },
     /// Print the limits that bound a thread-per-connection server on this machine.
     Limits,
-    /// Soak servers: minutes of clean load, resets, half-closes, idle and slow
-    /// clients and descriptor exhaustion, every byte checked, memory watched.
+    /// Soak servers for minutes against misbehaving clients; every byte checked, memory watched.
+    ///
+    /// Each round: a clean load, resets mid-request, half-closes, idle and
+    /// slow clients, then more connections than the server's open-file limit.
     ///
     /// The presets are this book's servers, found next to this binary; build
     /// them first: `cargo build --release -p chapter-01 -p chapter-03
