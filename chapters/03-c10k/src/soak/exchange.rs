@@ -14,8 +14,8 @@
 
 use std::io::{self, Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpStream};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::Duration;
 
@@ -32,6 +32,9 @@ pub enum Protocol {
 
 /// The longest HTTP response head the client accepts.
 const MAX_HEAD: usize = 16 * 1024;
+
+/// Bytes per write of a bulk writer (between two looks at the reader).
+const WRITE_PIECE: usize = 64 * 1024;
 
 /// Seeds for requests: each request gets its own.
 static NEXT_SEED: AtomicU64 = AtomicU64::new(0x50AC_0000);
@@ -69,6 +72,8 @@ pub struct Tally {
     /// Connections opened by the misbehaving clients (the clean load's are
     /// counted apart).
     pub connections: AtomicU64,
+    /// The most bytes a bulk writer was ever ahead of its reader.
+    pub most_ahead: AtomicU64,
     /// Failures of any kind (a lost reply, a refused connection...).
     pub errors: AtomicU64,
     first_error: Mutex<Option<String>>,
@@ -133,6 +138,8 @@ pub struct Conn {
     protocol: Protocol,
     /// Bytes read past the end of the last reply (HTTP pipelining).
     spare: Vec<u8>,
+    /// Reply payload bytes read so far (a writer thread watches it).
+    received: Arc<AtomicU64>,
 }
 
 impl Conn {
@@ -153,6 +160,7 @@ impl Conn {
             stream,
             protocol,
             spare: Vec::new(),
+            received: Arc::default(),
         })
     }
 
@@ -230,7 +238,21 @@ impl Conn {
         let mut writer = self.stream.try_clone()?;
         Tally::add(&tally.sent, len as u64);
         thread::scope(|scope| {
-            let written = scope.spawn(move || writer.write_all(&bytes));
+            let received = Arc::clone(&self.received);
+            let start = received.load(Ordering::Relaxed);
+            let written = scope.spawn(move || {
+                let mut sent = 0u64;
+                for piece in bytes.chunks(WRITE_PIECE) {
+                    // How far the writer is ahead of the reader: when it
+                    // stays below the request's size, the buffers between
+                    // them were full and the server waited.
+                    let ahead = sent.saturating_sub(received.load(Ordering::Relaxed) - start);
+                    tally.most_ahead.fetch_max(ahead, Ordering::Relaxed);
+                    writer.write_all(piece)?;
+                    sent += piece.len() as u64;
+                }
+                Ok(())
+            });
             let read = self.receive(Pending { seed, len }, pace, tally);
             if read.is_err() {
                 // Unblocks the writer, which may wait on a server that stopped.
@@ -284,12 +306,14 @@ impl Conn {
             let n = self.spare.len().min(left);
             let spare: Vec<u8> = self.spare.drain(..n).collect();
             tally_checked(check, &spare, tally);
+            self.received.fetch_add(n as u64, Ordering::Relaxed);
             left -= n;
         }
         while left > 0 {
             let want = left.min(buf.len());
             let n = read_some(&mut self.stream, &mut buf[..want])?;
             tally_checked(check, &buf[..n], tally);
+            self.received.fetch_add(n as u64, Ordering::Relaxed);
             left -= n;
             if !pace.pause.is_zero() {
                 thread::sleep(pace.pause);

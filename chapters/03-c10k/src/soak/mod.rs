@@ -161,6 +161,8 @@ pub struct SoakReport {
     pub slow: u64,
     /// Idle connections that worked after idling.
     pub idle: u64,
+    /// The most bytes a bulk writer was ahead of its slow reader.
+    pub most_ahead: u64,
     /// Connections of the exhaustion case, opened / answered, in all rounds.
     pub exhaustion_opened: u64,
     /// See `exhaustion_opened`.
@@ -235,6 +237,11 @@ impl SoakReport {
             .add("pipelined", "pipelined batches", self.pipelined)
             .add("slow", "slow writers and readers", self.slow)
             .add("idle", "idle connections used after idling", self.idle)
+            .add(
+                "bulk_most_ahead_bytes",
+                "bulk writer, most bytes ahead of its reader",
+                self.most_ahead,
+            )
             .add(
                 "exhaustion_opened",
                 "connections past the descriptor limit: opened",
@@ -359,6 +366,7 @@ pub fn soak_server(
         pipelined: Tally::get(&tally.pipelined),
         slow: Tally::get(&tally.slow),
         idle: Tally::get(&tally.idle),
+        most_ahead: Tally::get(&tally.most_ahead),
         exhaustion_opened: Tally::get(&tally.exhaustion),
         exhaustion_answered,
         errors: Tally::get(&tally.errors),
