@@ -255,7 +255,15 @@ pub struct Exhaustion {
 /// at once instead, while the server is out of descriptors. The server must serve those
 /// it holds, and then, as they close and free descriptors, the ones that
 /// waited in its accept queue.
-pub fn exhaustion(addr: SocketAddr, protocol: Protocol, n: usize, tally: &Tally) -> Exhaustion {
+/// `at_limit` runs once every connection is open and before any is read:
+/// the moment the server holds the most descriptors.
+pub fn exhaustion(
+    addr: SocketAddr,
+    protocol: Protocol,
+    n: usize,
+    tally: &Tally,
+    at_limit: &mut dyn FnMut(),
+) -> Exhaustion {
     let ready = AtomicUsize::new(0);
     let go = AtomicBool::new(false);
     let answered = AtomicUsize::new(0);
@@ -306,6 +314,7 @@ pub fn exhaustion(addr: SocketAddr, protocol: Protocol, n: usize, tally: &Tally)
         }
         // Hold them all a moment: the server sits at its limit.
         thread::sleep(Duration::from_millis(200));
+        at_limit();
         go.store(true, Ordering::Release);
     });
     let waited = n - n / RESET_EVERY;

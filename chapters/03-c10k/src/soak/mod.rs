@@ -167,6 +167,9 @@ pub struct SoakReport {
     pub exhaustion_opened: u64,
     /// See `exhaustion_opened`.
     pub exhaustion_answered: u64,
+    /// The most sockets the server had open, read while the exhaustion case
+    /// held every connection.
+    pub most_descriptors: u64,
     /// Failures, and the first described.
     pub errors: u64,
     /// The first failure.
@@ -252,6 +255,11 @@ impl SoakReport {
                 "  of which answered",
                 self.exhaustion_answered,
             )
+            .add(
+                "server_sockets_at_limit",
+                "server sockets open at the limit",
+                self.most_descriptors,
+            )
             .add("errors", "errors", self.errors)
             .add("rss_idle_kib", "server RSS idle", self.rss_idle_kib)
             .add(
@@ -307,11 +315,16 @@ pub fn soak_server(
     let start = Instant::now();
     let mut server_exit = None;
     let mut rss_first_round_kib = 0;
+    let mut most_descriptors = 0;
     while start.elapsed() < config.duration {
         let left = config.duration.saturating_sub(start.elapsed());
         let this = config.round.min(left).max(Duration::from_secs(1));
         messages += round(addr, command.protocol, config, this, &tally);
-        exhaustion_answered += exhaust(addr, command.protocol, config, &tally);
+        let pid = server.pid();
+        let mut at_limit = || {
+            most_descriptors = most_descriptors.max(open_sockets(pid));
+        };
+        exhaustion_answered += exhaust(addr, command.protocol, config, &tally, &mut at_limit);
         rounds += 1;
         if let Some(how) = server.exited() {
             server_exit = Some(how);
@@ -369,6 +382,7 @@ pub fn soak_server(
         most_ahead: Tally::get(&tally.most_ahead),
         exhaustion_opened: Tally::get(&tally.exhaustion),
         exhaustion_answered,
+        most_descriptors,
         errors: Tally::get(&tally.errors),
         first_error: tally.first_error(),
         rss_idle_kib,
@@ -414,15 +428,36 @@ fn round(
 }
 
 /// Steps 4 and 5 of a round; returns the exhaustion connections answered.
-fn exhaust(addr: SocketAddr, protocol: Protocol, config: &SoakConfig, tally: &Tally) -> u64 {
+fn exhaust(
+    addr: SocketAddr,
+    protocol: Protocol,
+    config: &SoakConfig,
+    tally: &Tally,
+    at_limit: &mut dyn FnMut(),
+) -> u64 {
     let n = config.fd_limit as usize + config.over_limit;
-    let seen = cases::exhaustion(addr, protocol, n, tally);
+    let seen = cases::exhaustion(addr, protocol, n, tally, at_limit);
     let again = Conn::open(addr, protocol, IO_TIMEOUT, tally)
         .and_then(|mut conn| conn.round_trip(1_000, Pace::FAST, tally));
     if let Err(err) = again {
         tally.error(format!("no answer after the exhaustion case: {err}"));
     }
     seen.answered as u64
+}
+
+/// How many sockets process `pid` has open: the entries of /proc/PID/fd
+/// that link to `socket:[...]` (0 if they cannot be read). Sockets only:
+/// a server may inherit other descriptors from the shell that started us.
+fn open_sockets(pid: u32) -> u64 {
+    let Ok(dir) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+        return 0;
+    };
+    dir.filter_map(Result::ok)
+        .filter(|entry| {
+            std::fs::read_link(entry.path())
+                .is_ok_and(|target| target.to_string_lossy().starts_with("socket:"))
+        })
+        .count() as u64
 }
 
 /// The clean echo load: the load generator, open loop, every byte checked.
