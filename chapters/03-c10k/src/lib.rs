@@ -15,6 +15,9 @@
 //! * [`server`]: Chapter 1's server behind a listener with a large backlog;
 //! * [`limits`]: the limits that bite first (descriptors, threads, mappings,
 //!   ports);
+//! * [`soak`]: every chapter's server, for minutes, against resets,
+//!   half-closes, idle and slow clients and descriptor exhaustion, every
+//!   byte checked and its memory watched;
 //! * [`sweep`] and [`plots`]: the series N = 100 ... 10,000 and its plots.
 //!
 //! Chapters 4 to 7 depend on this crate and pass their own servers to the
@@ -27,4 +30,5 @@ pub mod limits;
 pub mod load;
 pub mod plots;
 pub mod server;
+pub mod soak;
 pub mod sweep;

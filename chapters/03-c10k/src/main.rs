@@ -7,11 +7,13 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use chapter_01::console::{self, Console};
 use chapter_03::experiments::{self, LoadArgs};
 use chapter_03::harness::ServerSpec;
-use chapter_03::{server, sweep};
+use chapter_03::soak::SoakConfig;
+use chapter_03::{server, soak, sweep};
 use clap::{Parser, Subcommand};
 
 /// Chapter 3: what breaks when one thread per connection meets ten thousand
@@ -94,6 +96,78 @@ enum Command {
     },
     /// Print the limits that bound a thread-per-connection server on this machine.
     Limits,
+    /// Soak servers for minutes against misbehaving clients; every byte checked, memory watched.
+    ///
+    /// Each round: a clean load, resets mid-request, half-closes, idle and
+    /// slow clients, then more connections than the server's open-file limit.
+    ///
+    /// The presets are this book's servers, found next to this binary; build
+    /// them first: `cargo build --release -p chapter-01 -p chapter-03
+    /// -p chapter-04 -p chapter-05 -p chapter-06 -p chapter-07 --bins
+    /// --example http`. Exits non-zero when a byte is lost or wrong, a server
+    /// dies, or its memory does not return to idle.
+    Soak {
+        /// How long to soak each server: 90, 90s, 10m or 500ms [default: 60s; --quick: 6s].
+        #[arg(long, value_parser = parse_duration)]
+        duration: Option<Duration>,
+        /// A preset to soak (repeat for several): ch01, ch03, ch04-et, ch04-lt,
+        /// ch05, ch06, ch07, http, or all [default: all].
+        #[arg(long = "server", value_name = "NAME")]
+        servers: Vec<String>,
+        /// A server's command line instead of a preset (it must print
+        /// `listening on ADDR`, or take `{port}` in its arguments); repeatable.
+        #[arg(long = "server-cmd", value_name = "COMMAND")]
+        server_cmds: Vec<String>,
+        /// The --server-cmd servers speak HTTP/1.1 (POST /echo) instead of echo.
+        #[arg(long)]
+        http: bool,
+        /// Where the preset binaries are [default: this binary's directory].
+        #[arg(long, value_name = "DIR")]
+        bin_dir: Option<PathBuf>,
+        /// Connections of the clean load [default: 50; --quick: 10].
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        connections: Option<u32>,
+        /// Messages (or HTTP requests) per second of the clean load, in all [default: 1000; --quick: 300].
+        #[arg(long)]
+        rate: Option<f64>,
+        /// The server's open-file limit; the exhaustion case opens 64 more connections [default: 256; --quick: 96].
+        #[arg(long, value_parser = clap::value_parser!(u64).range(32..=65_536))]
+        fd_limit: Option<u64>,
+        /// Seconds of clean load per round [default: 20; --quick: 3].
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=3600))]
+        round: Option<u32>,
+        /// Soak every server at the same time instead of one after another.
+        #[arg(long)]
+        parallel: bool,
+    },
+}
+
+/// The full or the --quick value.
+fn pick<T>(quick: bool, full: T, short: T) -> T {
+    if quick { short } else { full }
+}
+
+/// `90`, `90s`, `10m`, `500ms`.
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration like 90s, 10m or 500ms"))?;
+    let duration = match unit {
+        "ms" => Duration::from_millis(n),
+        "s" => Duration::from_secs(n),
+        "m" => Duration::from_secs(n * 60),
+        "h" => Duration::from_secs(n * 3600),
+        _ => return Err(format!("{text:?} is not a duration like 90s, 10m or 500ms")),
+    };
+    if duration.is_zero() {
+        return Err("the duration must be positive".into());
+    }
+    Ok(duration)
 }
 
 fn main() -> ExitCode {
@@ -170,6 +244,33 @@ fn run(cli: Cli) -> Result<(), Box<dyn std::error::Error>> {
         }) => {
             let config = load.config(if quick { 500 } else { 10_000 }, if quick { 1 } else { 3 });
             experiments::stacks(&console, &config, small_stack_kib)?
+        }
+        Some(Command::Soak {
+            duration,
+            servers,
+            server_cmds,
+            http,
+            bin_dir,
+            connections,
+            rate,
+            fd_limit,
+            round,
+            parallel,
+        }) => {
+            let mut config = SoakConfig::new(duration.unwrap_or(pick(
+                quick,
+                Duration::from_secs(60),
+                Duration::from_secs(6),
+            )));
+            config.connections = connections.map_or(pick(quick, 50, 10), |n| n as usize);
+            config.rate = rate.unwrap_or(pick(quick, 1_000.0, 300.0));
+            config.fd_limit = fd_limit.unwrap_or(pick(quick, 256, 96));
+            config.idle = pick(quick, 20, 8);
+            config.round = Duration::from_secs(round.map_or(pick(quick, 20, 3), u64::from));
+            config.validate()?;
+            let commands = soak::commands(&servers, &server_cmds, http, bin_dir)?;
+            let say = |line: String| console.say(line);
+            return soak::run(&console, &commands, &config, parallel, &say);
         }
         Some(Command::Limits) => {
             let mut report = experiments::limits(&console)?;
