@@ -10,8 +10,10 @@
 //! local queue, and a worker whose queue is never empty would take the
 //! inject queue's tasks one at a time, every `global_queue_interval` ticks.)
 //!
-//! Outside a worker (in `block_on`), there is no defer list, and the waker
-//! is woken at once.
+//! In the `block_on` of a multi-thread runtime there is no defer list, and
+//! the waker is woken at once; the current-thread runtime's `block_on` has
+//! its own (`core/scheduler/current_thread/mod.rs`), woken after the inject
+//! queue's tasks have moved behind the core's queue.
 //!
 //! Book: Chapter 7, "The LIFO slot".
 
