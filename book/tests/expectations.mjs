@@ -56,14 +56,14 @@ export const directiveAllowed = [
     },
 ];
 
-// `quizzes`: every chapter page (the ch0*.md files of SUMMARY.md, Chapters 1
-// to 9) ends with a quiz of `min` to `max` questions, in a `## Quiz` section
+// `quizzes`: every chapter page (the chNN-*.md files of SUMMARY.md, Chapters
+// 1 to 10) ends with a quiz of `min` to `max` questions, in a `## Quiz` section
 // holding `{{#quiz ../quizzes/PAGE.toml}}`. `pending` lists the pages whose
 // quiz is still being written: they may have none yet. A pending page that
 // has a quiz is checked like any other, and the check says it can leave the
 // list; an empty list means every chapter page must have its quiz.
 export const quizzes = {
-    required: (page) => /^ch0\d-[\w-]+\.md$/.test(page.md),
+    required: (page) => /^ch\d\d-[\w-]+\.md$/.test(page.md),
     min: 3,
     max: 6,
     pending: [],
