@@ -116,19 +116,19 @@ enum Command {
         servers: Vec<String>,
         /// A server's command line instead of a preset (it must print
         /// `listening on ADDR`, or take `{port}` in its arguments); repeatable.
-        #[arg(long = "server-cmd", value_name = "COMMAND")]
+        #[arg(long = "server-cmd", value_name = "COMMAND", value_parser = server_command)]
         server_cmds: Vec<String>,
         /// The --server-cmd servers speak HTTP/1.1 (POST /echo) instead of echo.
         #[arg(long)]
         http: bool,
         /// Where the preset binaries are [default: this binary's directory].
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", value_parser = existing_dir)]
         bin_dir: Option<PathBuf>,
         /// Connections of the clean load [default: 50; --quick: 10].
         #[arg(long, value_parser = clap::value_parser!(u32).range(1..=10_000))]
         connections: Option<u32>,
         /// Messages (or HTTP requests) per second of the clean load, in all [default: 1000; --quick: 300].
-        #[arg(long)]
+        #[arg(long, value_parser = soak_rate)]
         rate: Option<f64>,
         /// The server's open-file limit; the exhaustion case opens 64 more connections [default: 256; --quick: 96].
         #[arg(long, value_parser = clap::value_parser!(u64).range(32..=65_536))]
@@ -147,6 +147,50 @@ fn pick<T>(quick: bool, full: T, short: T) -> T {
     if quick { short } else { full }
 }
 
+/// A soak's rate: positive, finite, and at most a million a second.
+fn soak_rate(text: &str) -> Result<f64, String> {
+    let rate: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number of messages a second"))?;
+    if !(rate > 0.0 && rate <= 1_000_000.0) {
+        return Err(format!(
+            "{text} is not a rate from above 0 to 1,000,000 a second"
+        ));
+    }
+    Ok(rate)
+}
+
+/// A server command whose program exists (a path, or a name on `PATH`),
+/// checked before anything is started or printed.
+fn server_command(text: &str) -> Result<String, String> {
+    let program = text
+        .split_whitespace()
+        .next()
+        .ok_or_else(|| "an empty command runs nothing".to_string())?;
+    let found = if program.contains('/') {
+        std::path::Path::new(program).is_file()
+    } else {
+        std::env::var_os("PATH").is_some_and(|paths| {
+            std::env::split_paths(&paths).any(|dir| dir.join(program).is_file())
+        })
+    };
+    if found {
+        Ok(text.to_string())
+    } else {
+        Err(format!("no program {program:?} to run"))
+    }
+}
+
+/// A folder that exists.
+fn existing_dir(text: &str) -> Result<PathBuf, String> {
+    let dir = PathBuf::from(text);
+    if dir.is_dir() {
+        Ok(dir)
+    } else {
+        Err(format!("{text:?} is not a folder"))
+    }
+}
+
 /// `90`, `90s`, `10m`, `500ms`.
 fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
@@ -160,12 +204,15 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
     let duration = match unit {
         "ms" => Duration::from_millis(n),
         "s" => Duration::from_secs(n),
-        "m" => Duration::from_secs(n * 60),
+        "m" => Duration::from_secs(n.saturating_mul(60)),
         "h" => Duration::from_secs(n * 3600),
         _ => return Err(format!("{text:?} is not a duration like 90s, 10m or 500ms")),
     };
     if duration.is_zero() {
         return Err("the duration must be positive".into());
+    }
+    if duration > Duration::from_secs(7 * 24 * 3600) {
+        return Err(format!("{text:?} is longer than a week"));
     }
     Ok(duration)
 }

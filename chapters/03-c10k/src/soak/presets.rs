@@ -76,7 +76,7 @@ pub fn resolve(name: &str, bin_dir: &Path) -> io::Result<ServerCommand> {
         return Err(io::Error::new(
             io::ErrorKind::InvalidInput,
             format!(
-                "no server preset {name:?}; the presets are {}",
+                "--server {name:?}: no such preset; the presets are {}",
                 names().join(", ")
             ),
         ));
