@@ -2,6 +2,10 @@
 //! line, a non-zero exit, never a panic or a hang (the rule and the values
 //! are in `chapters/01-threads/tests/support/bad_input.rs`).
 
+// It starts the binary as a child process, which Miri cannot do: Miri runs
+// the library's tests only.
+#![cfg(not(miri))]
+
 #[path = "../../01-threads/tests/support/bad_input.rs"]
 mod support;
 

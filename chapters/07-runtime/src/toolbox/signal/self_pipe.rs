@@ -254,4 +254,37 @@ mod tests {
         waiters.leave(c.take().unwrap());
         assert!(waiters.list.is_empty(), "the list shrinks when all leave");
     }
+
+    /// The handler's unsafe calls (errno saved and restored, one byte
+    /// written from its stack to the pipe), run by calling it directly:
+    /// Miri has no signals, but runs the handler's body as a delivery
+    /// would. The pair is blocking: Miri cannot make a socket pair
+    /// non-blocking (`ioctl(FIONBIO)`), and one byte never blocks.
+    #[test]
+    #[cfg_attr(
+        not(miri),
+        ignore = "points the handler at its own socket pair, which would take the byte of \
+                  ctrl_c's test running in this process; that test runs the handler for real"
+    )]
+    fn the_handler_counts_writes_a_byte_and_keeps_errno() {
+        use std::io::Read;
+        // A signal number no test raises.
+        let signal = libc::SIGWINCH;
+        let (reader, writer) = UnixStream::pair().expect("a socket pair");
+        // Read as a file (read(2)): Miri's socket pair has no recv(2).
+        let mut reader = std::fs::File::from(std::os::fd::OwnedFd::from(reader));
+        let _state = lock();
+        let old = WRITE_FD.swap(writer.as_raw_fd(), Ordering::SeqCst);
+        let before = delivered(signal);
+        // SAFETY: this thread's errno slot.
+        unsafe { *libc::__errno_location() = libc::EINTR };
+        on_signal(signal);
+        // SAFETY: as above.
+        let errno = unsafe { *libc::__errno_location() };
+        WRITE_FD.store(old, Ordering::SeqCst);
+        assert_eq!(errno, libc::EINTR, "the handler changed errno");
+        assert_eq!(delivered(signal), before + 1);
+        let mut byte = [0u8; 1];
+        assert_eq!(reader.read(&mut byte).expect("the handler's byte"), 1);
+    }
 }
