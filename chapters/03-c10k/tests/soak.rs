@@ -45,7 +45,10 @@ fn an_unknown_preset_is_one_clear_error() {
         .unwrap();
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("--server \"ch99\": no such preset"), "{stderr}");
+    assert!(
+        stderr.contains("--server \"ch99\": no such preset"),
+        "{stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
