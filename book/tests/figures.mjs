@@ -33,9 +33,11 @@ const selfTest = args.includes("--self-test");
 
 const squash = (text) => text.replace(/\s+/g, " ");
 
-// "40 to 50 µs" -> [40, 50]; "118,074" -> [118074]; "0.02" -> [0.02].
+// "40 to 50 µs" -> [40, 50]; "118,074" -> [118074]; "0.02" -> [0.02];
+// "-1" -> [-1] (a minus sign at the start or after a space or bracket, so
+// "ch07-io" and "2026-12-05" stay positive).
 export function numbersIn(text) {
-  return [...text.matchAll(/\d[\d,]*(?:\.\d+)?/g)].map((m) => Number(m[0].replace(/,/g, "")));
+  return [...text.matchAll(/(?:(?<=^|[\s(])-)?\d[\d,]*(?:\.\d+)?/g)].map((m) => Number(m[0].replace(/,/g, "")));
 }
 
 export function check(data, readPage) {
@@ -111,6 +113,13 @@ if (!selfTest) {
 }
 
 // --self-test: each mutation must be caught.
+for (const [text, want] of [["-1", [-1]], ["from -1 to 48", [-1, 48]], ["ch07-io", [7]], ["1,234.5", [1234.5]]]) {
+  const got = numbersIn(text);
+  if (JSON.stringify(got) !== JSON.stringify(want)) {
+    console.log(`FAIL  self-test: numbersIn("${text}") read ${JSON.stringify(got)}, not ${JSON.stringify(want)}`);
+    process.exit(1);
+  }
+}
 const clone = () => JSON.parse(JSON.stringify(data));
 const first = data.quotes[0];
 const mutations = [

@@ -1002,7 +1002,10 @@ impl Chapters<'_> {
                 ("interval_over_model_high_pct", over.high, 0),
             ],
             "%",
-            |n| format!("{} to {}% above the model", n[0], n[1]),
+            |n| match n[0].strip_prefix('-') {
+                Some(below) => format!("from {below}% below to {}% above the model", n[1]),
+                None => format!("{} to {}% above the model", n[0], n[1]),
+            },
             "interval, the median wait over the model, lowest and highest interval",
         ));
         self.emit(t)
@@ -1755,7 +1758,7 @@ impl Chapters<'_> {
             num(&r, "ratio_vs_tokio_1000"),
             "ratio",
             2,
-            |x| format!("ahead ({x} of Tokio's median)"),
+            |x| format!("{} ({x} of Tokio's median)", verdict(x)),
             "http, rt over Tokio at 1,000 connections, medians",
         ));
         self.quotes.push(quote(
@@ -1764,10 +1767,20 @@ impl Chapters<'_> {
             num(&ours50, "requests_per_sec") / num(&tokio50, "requests_per_sec"),
             "ratio",
             2,
-            |x| format!("behind ({x})"),
+            |x| format!("{} ({x})", verdict(x)),
             "http, rt over Tokio at 50 connections, medians",
         ));
         self.emit(t)
+    }
+}
+
+/// The word for a shown ratio of ours over Tokio's: "ahead" above 1,
+/// "behind" below, "level" when the shown digits are exactly 1.
+fn verdict(shown: &str) -> &'static str {
+    match shown.parse::<f64>() {
+        Ok(x) if x > 1.0 => "ahead",
+        Ok(x) if x < 1.0 => "behind",
+        _ => "level",
     }
 }
 
