@@ -589,6 +589,18 @@ fn build_group(
     only: Option<&[&str]>,
     runner: Runner,
 ) -> io::Result<Build> {
+    build_group_in(dir, solutions, only, runner, None)
+}
+
+/// [`build_group`], with the workspace's target directory `target` given
+/// instead of found (the near misses' scratch copy builds in its own).
+fn build_group_in(
+    dir: &Path,
+    solutions: bool,
+    only: Option<&[&str]>,
+    runner: Runner,
+    target: Option<&Path>,
+) -> io::Result<Build> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let mut command = Command::new(cargo);
     command
@@ -600,6 +612,9 @@ fn build_group(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     runner.configure(&mut command, dir);
+    if let Some(target) = target {
+        command.env("CARGO_TARGET_DIR", runner.target_dir(target));
+    }
     match only {
         Some(names) => {
             for name in names {

@@ -13,20 +13,27 @@
 //! one such mistake and a `//!` header that names the mistake and says why
 //! the tests must catch it.
 //!
-//! For each near miss, this module puts the file where the exercise's stub
-//! is, in a scratch copy of the workspace (`<target>/near-misses/tree`,
-//! kept between runs so that builds are incremental; your stubs are never
-//! touched), runs `check NAME` on that copy, and requires that the tests
-//! FAIL: a test failing, or the tests hanging, rejects the near miss. A near miss that passes every test, or that does not
-//! compile (then it tests nothing), is a defect naming its file.
+//! In a scratch copy of the workspace (`<target>/near-misses/tree`, kept
+//! between runs so that builds are incremental; your stubs are never
+//! touched), this module gives each near miss a test target of its own: a
+//! copy of the exercise's test file whose module is the near miss instead of
+//! the stub (`tests/nm__<exercise>__<mistake>.rs`). One cargo run builds them
+//! all, the loom models in a second, as `check` builds an exercise's tests;
+//! then each runs, and its tests must FAIL: a test failing, or the tests
+//! hanging, rejects the near miss. A near miss that passes every test, or
+//! that does not compile (then it tests nothing), is a defect naming its
+//! file. (One build for all, rather than a build per near miss, is what
+//! keeps this part of `verify` to a few minutes.)
 
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-
-use std::process::{Command, Stdio};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread;
 
 use crate::catalog::{EXERCISES, Exercise};
+use crate::runner::Runner;
 
 /// The directory, beside this checker, that holds the near misses.
 pub const NEAR_MISSES_DIR: &str = "near-misses";
@@ -60,23 +67,14 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    /// Reads the verdict from what `check NAME` did: its exit status and
-    /// its verdict line, `✓ NAME: 5 of 5 tests pass`, `✗ NAME: does not
-    /// compile`, `✗ NAME: 2 of 5 tests pass` or `✗ NAME: timed out ...`.
-    fn of_check(name: &str, passed: bool, stdout: &str) -> Verdict {
-        let line = stdout
-            .lines()
-            .find(|line| line.contains(&format!(" {name}: ")))
-            .unwrap_or_default();
-        if line.ends_with(": does not compile") {
-            let errors = stdout.lines().skip_while(|l| *l != line).skip(1);
-            Verdict::DoesNotCompile(errors.collect::<Vec<_>>().join("\n"))
-        } else if passed {
-            Verdict::Passed
-        } else if line.contains(" of 0 tests pass") {
-            Verdict::NoTests
-        } else {
-            Verdict::Rejected
+    /// Reads the verdict from what the near miss's test target did.
+    fn of_outcome(outcome: &crate::Outcome) -> Verdict {
+        match outcome {
+            crate::Outcome::DoesNotCompile(errors) => Verdict::DoesNotCompile(errors.clone()),
+            crate::Outcome::TimedOut => Verdict::Rejected,
+            crate::Outcome::Ran(tests) if tests.is_empty() => Verdict::NoTests,
+            crate::Outcome::Ran(tests) if tests.iter().all(|t| t.1) => Verdict::Passed,
+            crate::Outcome::Ran(_) => Verdict::Rejected,
         }
     }
 }
@@ -149,12 +147,56 @@ pub fn check(dir: &Path, exercises: &[&'static Exercise]) -> io::Result<Vec<Stri
     }
     let (tree, build) = scratch_tree(dir)?;
     let package = tree.join("exercises");
+    // A test target per near miss, named for it.
+    let mut targets: Vec<(&'static Exercise, PathBuf, String)> = Vec::new();
     for (exercise, files) in &work {
-        let mut verdicts = Vec::new();
+        let tests = fs::read_to_string(package.join(exercise.test_path()))?;
         for file in files {
-            fs::copy(file, package.join(exercise.stub_path()))?;
-            verdicts.push((file.clone(), check_one(&package, &build, exercise)?));
+            let mistake = file.file_name().unwrap_or_default().to_string_lossy();
+            let near_miss = format!("{NEAR_MISSES_DIR}/{}/{mistake}", exercise.name);
+            let Some(rewritten) = with_module_from(&tests, exercise, &near_miss) else {
+                defects.push(format!(
+                    "{}: {} does not name its stub as `#[cfg_attr(not(feature = \"solutions\"), \
+                     path = \"../{}\")]`, so its near misses cannot be put in its place",
+                    exercise.name,
+                    exercise.test_path(),
+                    exercise.stub_path()
+                ));
+                break;
+            };
+            let target = format!("nm__{}__{}", exercise.name, mistake.trim_end_matches(".rs"));
+            fs::write(
+                package.join("tests").join(format!("{target}.rs")),
+                rewritten,
+            )?;
+            targets.push((exercise, file.clone(), target));
         }
+    }
+    let mut built = crate::Build::default();
+    for runner in [Runner::Plain, Runner::Loom] {
+        let names: Vec<&str> = targets
+            .iter()
+            .filter(|(exercise, _, _)| Runner::of(exercise) == runner)
+            .map(|(_, _, target)| target.as_str())
+            .collect();
+        if names.is_empty() {
+            continue;
+        }
+        let group = crate::build_group_in(&package, false, Some(&names), runner, Some(&build))?;
+        built.executables.extend(group.executables);
+        built.errors.extend(group.errors);
+        built.cargo_stderr.push_str(&group.cargo_stderr);
+    }
+    // Several at once: a near miss is often rejected by a test that waits
+    // for its own time limit (a wake-up that never comes), idle meanwhile.
+    let outcomes = run_all(&package, &built, &targets)?;
+    for (exercise, _) in &work {
+        let verdicts: Vec<(PathBuf, Verdict)> = targets
+            .iter()
+            .zip(&outcomes)
+            .filter(|((e, _, _), _)| e.name == exercise.name)
+            .map(|((_, file, _), outcome)| (file.clone(), Verdict::of_outcome(outcome)))
+            .collect();
         let (line, found) = judge(exercise, &verdicts);
         println!("{line}");
         defects.extend(found);
@@ -162,36 +204,76 @@ pub fn check(dir: &Path, exercises: &[&'static Exercise]) -> io::Result<Vec<Stri
     Ok(defects)
 }
 
-/// Runs `check NAME` on the scratch package, as a learner would on theirs,
-/// with its own build directory, and reads its verdict.
-///
-/// The build directory is not the workspace's: a build of the copy there
-/// would put the copy's checker in place of yours at `target/debug/exercises`.
-fn check_one(package: &Path, build: &Path, exercise: &Exercise) -> io::Result<Verdict> {
-    // This very program: /proc/self/exe still runs it when a new build has
-    // replaced the file it was started from.
-    let output = Command::new("/proc/self/exe")
-        .arg("--dir")
-        .arg(package)
-        .args(["check", exercise.name])
-        .env("CARGO_TARGET_DIR", build)
-        .stdin(Stdio::null())
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| io::Error::other(format!("cannot run the checker again: {e}")))?;
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    if !stdout.contains(&format!(" {}: ", exercise.name)) {
-        return Err(io::Error::other(format!(
-            "`check {}` on the copy in {} gave no verdict:\n{stdout}",
-            exercise.name,
-            package.display()
-        )));
-    }
-    Ok(Verdict::of_check(
-        exercise.name,
-        output.status.success(),
-        &stdout,
-    ))
+/// How many near misses' tests run at once.
+const AT_ONCE: usize = 4;
+
+/// Runs the test target of each near miss in `targets` (or reports that it
+/// did not compile), [`AT_ONCE`] at a time; the outcomes in `targets`' order.
+fn run_all(
+    package: &Path,
+    built: &crate::Build,
+    targets: &[(&'static Exercise, PathBuf, String)],
+) -> io::Result<Vec<crate::Outcome>> {
+    let next = AtomicUsize::new(0);
+    let outcomes: Mutex<Vec<Option<crate::Outcome>>> =
+        Mutex::new(targets.iter().map(|_| None).collect());
+    thread::scope(|scope| {
+        let workers: Vec<_> = (0..AT_ONCE)
+            .map(|_| {
+                scope.spawn(|| -> io::Result<()> {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some((_, _, target)) = targets.get(i) else {
+                            return Ok(());
+                        };
+                        let outcome = match built.executables.get(target) {
+                            Some(executable) => crate::run_tests(package, executable)?,
+                            None => crate::Outcome::DoesNotCompile(
+                                built
+                                    .errors
+                                    .get(target)
+                                    .cloned()
+                                    .unwrap_or_else(|| built.cargo_stderr.clone()),
+                            ),
+                        };
+                        outcomes.lock().expect("no worker panics")[i] = Some(outcome);
+                    }
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .try_for_each(|worker| worker.join().expect("a worker does not panic"))
+    })?;
+    Ok(outcomes
+        .into_inner()
+        .expect("no worker panics")
+        .into_iter()
+        .map(|outcome| outcome.expect("every target ran"))
+        .collect())
+}
+
+/// The exercise's test file `tests` with its module taken from `near_miss`
+/// (a path relative to `exercises/`) instead of the stub or the solution;
+/// `None` if the file does not name its stub the usual way.
+fn with_module_from(tests: &str, exercise: &Exercise, near_miss: &str) -> Option<String> {
+    let stub = format!(
+        "#[cfg_attr(not(feature = \"solutions\"), path = \"../{}\")]",
+        exercise.stub_path()
+    );
+    let at = tests.find(&stub)?;
+    let mut text = format!(
+        "{}#[path = \"../{near_miss}\"]{}",
+        &tests[..at],
+        &tests[at + stub.len()..]
+    );
+    // The solutions' attribute, on one line or over several.
+    let start = text
+        .find("#[cfg_attr(\n    feature = \"solutions\"")
+        .or_else(|| text.find("#[cfg_attr(feature = \"solutions\""))?;
+    let end = start + text[start..].find(")]")? + 2;
+    text.replace_range(start..end + usize::from(text[end..].starts_with('\n')), "");
+    Some(text)
 }
 
 /// A folder in `near-misses/` that names no exercise (a typo would
@@ -274,32 +356,39 @@ mod tests {
     }
 
     #[test]
-    fn the_verdict_is_read_from_check() {
-        let name = "ch06_timeout";
-        let of = |passed, out: &str| Verdict::of_check(name, passed, out);
+    fn the_verdict_is_read_from_the_outcome() {
+        use crate::Outcome;
+        let ran = |results: &[bool]| {
+            Outcome::Ran(results.iter().map(|&ok| ("t".to_string(), ok)).collect())
+        };
+        assert_eq!(Verdict::of_outcome(&ran(&[true, true])), Verdict::Passed);
+        assert_eq!(Verdict::of_outcome(&ran(&[true, false])), Verdict::Rejected);
+        assert_eq!(Verdict::of_outcome(&Outcome::TimedOut), Verdict::Rejected);
+        assert_eq!(Verdict::of_outcome(&ran(&[])), Verdict::NoTests);
         assert_eq!(
-            of(true, "✓ ch06_timeout: 5 of 5 tests pass\n"),
-            Verdict::Passed
+            Verdict::of_outcome(&Outcome::DoesNotCompile("error[E0425]".into())),
+            Verdict::DoesNotCompile("error[E0425]".into())
         );
-        assert_eq!(
-            of(false, "✗ ch06_timeout: 2 of 5 tests pass\n    FAILED x\n"),
-            Verdict::Rejected
-        );
-        assert_eq!(
-            of(false, "✗ ch06_timeout: timed out after 120s\n"),
-            Verdict::Rejected
-        );
-        assert_eq!(
-            of(
-                false,
-                "✗ ch06_timeout: does not compile\n      error[E0425]\n"
-            ),
-            Verdict::DoesNotCompile("      error[E0425]".into())
-        );
-        assert_eq!(
-            of(false, "✗ ch06_timeout: 0 of 0 tests pass\n"),
-            Verdict::NoTests
-        );
+    }
+
+    #[test]
+    fn every_test_file_can_take_a_near_miss_in_place_of_its_stub() {
+        let dir = crate::exercises_dir();
+        for exercise in EXERCISES {
+            let tests = fs::read_to_string(dir.join(exercise.test_path())).unwrap();
+            let rewritten = with_module_from(&tests, exercise, "near-misses/x/y.rs")
+                .unwrap_or_else(|| panic!("{}: the stub's attribute is not found", exercise.name));
+            assert!(
+                rewritten.contains("#[path = \"../near-misses/x/y.rs\"]"),
+                "{}",
+                exercise.name
+            );
+            assert!(
+                !rewritten.contains("solutions"),
+                "{}: {rewritten}",
+                exercise.name
+            );
+        }
     }
 
     /// Exercises whose solutions give cargo-mutants fewer than five viable
