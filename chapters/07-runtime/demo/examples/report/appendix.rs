@@ -74,6 +74,16 @@ enum Command {
         #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u64).range(0..=3_600_000))]
         deadline_ms: u64,
     },
+    /// Chapter 8.5's JoinSet experiment, as `chapter-07 joinset --json`,
+    /// in a process of its own so that its resident-set growth starts from
+    /// a fresh heap (the report starts it)
+    #[command(hide = true)]
+    Joinset {
+        #[arg(long, value_parser = clap::value_parser!(u32).range(4..=10_000_000))]
+        tasks: u32,
+        #[arg(long, value_parser = clap::value_parser!(u16).range(1..=1_000))]
+        rounds: u16,
+    },
     /// Chapter 3's load generator, as `chapter-07 load` (Chapter 7.6's
     /// metrics run starts it)
     #[command(hide = true)]
@@ -187,6 +197,12 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
                 return Ok(());
             }
             return Ok(chapter_07::echo::run(addr, workers)?);
+        }
+        Some(Command::Joinset { tasks, rounds }) => {
+            let console = Console::new(true);
+            let report = chapter_07::joinset::joinset(&console, tasks as usize, rounds.into(), 2)?;
+            console.finish(&report)?;
+            return Ok(());
         }
         Some(Command::Load { addr, load, .. }) => {
             let console = Console::new(true);

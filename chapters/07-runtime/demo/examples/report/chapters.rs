@@ -408,7 +408,7 @@ impl Chapters<'_> {
             "ticker_alone_max_high_ms",
             col(&runs, "ticker_lateness_max_ms_alone").high,
             "ms",
-            0,
+            1,
             |x| format!("The {x} ms maximum"),
             "blocking, the ticker alone, the highest maximum of the runs",
         ));
@@ -953,7 +953,7 @@ impl Chapters<'_> {
             "ch07-scheduler.md",
             "interval",
             format!(
-                "{n} runs of `cargo run --release -p chapter-07 -- interval`, {probes} probes per interval; the median of the runs' median waits, and their range; the model is interval / 2 × {} µs, the measured time of one busy poll",
+                "{n} runs of `cargo run --release -p chapter-07 -- interval`, {probes} probes per interval; the median of the runs' median waits, and their range; the model is interval / 2 × {} µs, the time each busy task spins in a poll (set in the code)",
                 d2(poll_us)
             ),
             "| interval | model | probe wait p50 (range) | over the model |\n|---|---|---|---|",
@@ -984,7 +984,7 @@ impl Chapters<'_> {
             "polls/s",
             -3,
             |x| format!("makes {x} polls a second"),
-            "interval, one busy poll, median of the runs",
+            "interval, the time each busy task spins in a poll (set in the code)",
         ));
         self.quotes.push(quote(
             "ch07-scheduler.md",
@@ -993,7 +993,7 @@ impl Chapters<'_> {
             "µs",
             2,
             |x| format!("2 × {x} µs"),
-            "interval, one busy poll, median of the runs",
+            "interval, the time each busy task spins in a poll (set in the code)",
         ));
         self.quotes.extend(quotes(
             "ch07-scheduler.md",
@@ -1492,7 +1492,27 @@ impl Chapters<'_> {
     fn joinset(&mut self) -> R {
         let rounds = self.runs.unwrap_or(if self.quick { 2 } else { 5 });
         let tasks = if self.quick { 10_000 } else { 100_000 };
-        let r = chapter_07::joinset::joinset(self.console, tasks, rounds, 2)?.to_json();
+        // In a child process (`report joinset`): run in this one, after the
+        // other tables, the resident-set growth would start from a heap that
+        // earlier experiments grew and the allocator kept, and say too little.
+        let exe = std::env::current_exe()
+            .map_err(|err| format!("cannot find this program's own path: {err}"))?;
+        let child = std::process::Command::new(exe)
+            .args([
+                "joinset",
+                "--tasks",
+                &tasks.to_string(),
+                "--rounds",
+                &rounds.to_string(),
+            ])
+            .stderr(std::process::Stdio::inherit())
+            .output()
+            .map_err(|err| format!("cannot start the joinset run: {err}"))?;
+        if !child.status.success() {
+            return Err(format!("the joinset run failed ({})", child.status).into());
+        }
+        let r: serde_json::Value = serde_json::from_slice(&child.stdout)
+            .map_err(|err| format!("the joinset run printed no JSON: {err}"))?;
         let mut t = Table::new(
             "ch08-task-handles.md",
             "joinset",
