@@ -381,13 +381,7 @@ fn check(dir: &Path, target: &str, verbose: bool) -> io::Result<bool> {
         let (outcome, output) = match build.executables.get(exercise.name) {
             Some(executable) => run_tests_with_output(dir, executable)?,
             None => (
-                Outcome::DoesNotCompile(
-                    build
-                        .errors
-                        .get(exercise.name)
-                        .cloned()
-                        .unwrap_or_else(|| build.cargo_stderr.clone()),
-                ),
+                Outcome::DoesNotCompile(build.errors_of(exercise.name)),
                 String::new(),
             ),
         };
@@ -512,13 +506,7 @@ fn check_all(dir: &Path, solutions: bool) -> io::Result<Vec<(&'static Exercise, 
         spinner.set_message(format!("checking {}", exercise.name));
         let outcome = match build.executables.get(exercise.name) {
             Some(executable) => run_tests(dir, executable)?,
-            None => Outcome::DoesNotCompile(
-                build
-                    .errors
-                    .get(exercise.name)
-                    .cloned()
-                    .unwrap_or_else(|| build.cargo_stderr.clone()),
-            ),
+            None => Outcome::DoesNotCompile(build.errors_of(exercise.name)),
         };
         results.push((exercise, outcome));
     }
@@ -548,6 +536,24 @@ struct Build {
     cargo_stderr: String,
 }
 
+impl Build {
+    /// Why the test target `name` has no executable: the compiler's errors
+    /// for it, or else cargo's own.
+    fn errors_of(&self, name: &str) -> String {
+        self.errors
+            .get(name)
+            .cloned()
+            .unwrap_or_else(|| self.cargo_stderr.clone())
+    }
+
+    /// Adds what another cargo run built.
+    fn merge(&mut self, other: Build) {
+        self.executables.extend(other.executables);
+        self.errors.extend(other.errors);
+        self.cargo_stderr.push_str(&other.cargo_stderr);
+    }
+}
+
 /// Builds the test targets `only` names, or every one: the plain ones in one
 /// cargo run, the loom models in another, with their flags
 /// ([`runner::Runner`]).
@@ -566,7 +572,7 @@ fn build_tests(dir: &Path, solutions: bool, only: Option<&[&str]>) -> io::Result
     };
     let mut build = match &plain {
         Some(names) if names.is_empty() => Build::default(),
-        _ => build_group(dir, solutions, plain.as_deref(), Runner::Plain)?,
+        _ => build_group(dir, solutions, plain.as_deref(), Runner::Plain, None)?,
     };
     if !loom.is_empty() {
         // `--tests` built the loom test files without the cfg: drop those.
@@ -574,27 +580,21 @@ fn build_tests(dir: &Path, solutions: bool, only: Option<&[&str]>) -> io::Result
             build.executables.remove(*name);
             build.errors.remove(*name);
         }
-        let models = build_group(dir, solutions, Some(&loom), Runner::Loom)?;
-        build.executables.extend(models.executables);
-        build.errors.extend(models.errors);
-        build.cargo_stderr.push_str(&models.cargo_stderr);
+        build.merge(build_group(
+            dir,
+            solutions,
+            Some(&loom),
+            Runner::Loom,
+            None,
+        )?);
     }
     Ok(build)
 }
 
-/// Builds the test targets `only` names, or every one, as `runner` says.
+/// Builds the test targets `only` names, or every one, as `runner` says;
+/// in the workspace's target directory, or in `target` if given (the near
+/// misses' scratch copy builds in its own).
 fn build_group(
-    dir: &Path,
-    solutions: bool,
-    only: Option<&[&str]>,
-    runner: Runner,
-) -> io::Result<Build> {
-    build_group_in(dir, solutions, only, runner, None)
-}
-
-/// [`build_group`], with the workspace's target directory `target` given
-/// instead of found (the near misses' scratch copy builds in its own).
-fn build_group_in(
     dir: &Path,
     solutions: bool,
     only: Option<&[&str]>,

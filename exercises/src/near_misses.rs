@@ -28,7 +28,6 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
@@ -182,10 +181,13 @@ pub fn check(dir: &Path, exercises: &[&'static Exercise]) -> io::Result<Vec<Stri
         if names.is_empty() {
             continue;
         }
-        let group = crate::build_group_in(&package, false, Some(&names), runner, Some(&build))?;
-        built.executables.extend(group.executables);
-        built.errors.extend(group.errors);
-        built.cargo_stderr.push_str(&group.cargo_stderr);
+        built.merge(crate::build_group(
+            &package,
+            false,
+            Some(&names),
+            runner,
+            Some(&build),
+        )?);
     }
     // Several at once: a near miss is often rejected by a test that waits
     // for its own time limit (a wake-up that never comes), idle meanwhile.
@@ -215,42 +217,34 @@ fn run_all(
     targets: &[(&'static Exercise, PathBuf, String)],
 ) -> io::Result<Vec<crate::Outcome>> {
     let next = AtomicUsize::new(0);
-    let outcomes: Mutex<Vec<Option<crate::Outcome>>> =
-        Mutex::new(targets.iter().map(|_| None).collect());
-    thread::scope(|scope| {
-        let workers: Vec<_> = (0..AT_ONCE)
-            .map(|_| {
-                scope.spawn(|| -> io::Result<()> {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some((_, _, target)) = targets.get(i) else {
-                            return Ok(());
-                        };
-                        let outcome = match built.executables.get(target) {
-                            Some(executable) => crate::run_tests(package, executable)?,
-                            None => crate::Outcome::DoesNotCompile(
-                                built
-                                    .errors
-                                    .get(target)
-                                    .cloned()
-                                    .unwrap_or_else(|| built.cargo_stderr.clone()),
-                            ),
-                        };
-                        outcomes.lock().expect("no worker panics")[i] = Some(outcome);
-                    }
-                })
-            })
-            .collect();
+    // Each worker takes the next target until none is left, and returns
+    // what it ran, by index.
+    let work = || -> io::Result<Vec<(usize, crate::Outcome)>> {
+        let mut ran = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            let Some((_, _, target)) = targets.get(i) else {
+                return Ok(ran);
+            };
+            let outcome = match built.executables.get(target) {
+                Some(executable) => crate::run_tests(package, executable)?,
+                None => crate::Outcome::DoesNotCompile(built.errors_of(target)),
+            };
+            ran.push((i, outcome));
+        }
+    };
+    let mut ran: Vec<(usize, crate::Outcome)> = thread::scope(|scope| {
+        let workers: Vec<_> = (0..AT_ONCE).map(|_| scope.spawn(work)).collect();
         workers
             .into_iter()
-            .try_for_each(|worker| worker.join().expect("a worker does not panic"))
-    })?;
-    Ok(outcomes
-        .into_inner()
-        .expect("no worker panics")
-        .into_iter()
-        .map(|outcome| outcome.expect("every target ran"))
-        .collect())
+            .map(|worker| worker.join().expect("a worker does not panic"))
+            .collect::<io::Result<Vec<_>>>()
+    })?
+    .into_iter()
+    .flatten()
+    .collect();
+    ran.sort_by_key(|(i, _)| *i);
+    Ok(ran.into_iter().map(|(_, outcome)| outcome).collect())
 }
 
 /// The exercise's test file `tests` with its module taken from `near_miss`
