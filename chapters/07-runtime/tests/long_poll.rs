@@ -374,3 +374,70 @@ fn a_preempted_poll_is_reported_as_preempted_and_not_counted() {
     assert!(ours[0].cpu_wait > ours[0].duration, "{:?}", ours[0]);
     assert_eq!(metrics.long_poll_count(), 0);
 }
+
+/// The voluntary context switches so far of this process's thread whose
+/// name (`comm`, cut by the kernel at 15 bytes) is `name`, if there is one.
+fn voluntary_switches_of_thread(name: &str) -> Option<u64> {
+    for entry in std::fs::read_dir("/proc/self/task").ok()? {
+        let dir = entry.ok()?.path();
+        let comm = std::fs::read_to_string(dir.join("comm")).unwrap_or_default();
+        if comm.trim_end() == name {
+            let status = std::fs::read_to_string(dir.join("status")).ok()?;
+            return status
+                .lines()
+                .find_map(|line| line.strip_prefix("voluntary_ctxt_switches:"))
+                .and_then(|count| count.trim().parse().ok());
+        }
+    }
+    None
+}
+
+/// An idle runtime wakes nobody: while every worker is parked the watchdog
+/// sleeps until one unparks, instead of looking every half threshold (200
+/// times a second at the default 10 ms), and it watches again as soon as
+/// there is work: a poll that blocks its worker afterwards is counted.
+#[test]
+fn the_watchdog_of_an_idle_runtime_sleeps_and_wakes_for_work() {
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("idle-probe")
+        .build()
+        .unwrap();
+    // "idle-probe-watchdog", as the kernel keeps it.
+    let watchdog = "idle-probe-watc";
+    // A quiet window of 300 ms in which the watchdog switched at most
+    // twice (looking every 5 ms, it would switch about 60 times). The
+    // workers park as soon as they start; on a loaded machine that may take
+    // a while, so windows are tried until one is quiet, within the limit.
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        // A new thread names itself when it first runs: until then the
+        // watchdog may not be found by its name.
+        let before = voluntary_switches_of_thread(watchdog);
+        std::thread::sleep(Duration::from_millis(300));
+        let after = voluntary_switches_of_thread(watchdog);
+        match (before, after) {
+            (Some(before), Some(after)) if after - before <= 2 => break,
+            (before, after) => assert!(
+                Instant::now() < deadline,
+                "the watchdog of an idle runtime still wakes within {LIMIT:?}: \
+                 voluntary switches {before:?} then {after:?} 300 ms later"
+            ),
+        }
+    }
+    // Work arrives: a poll that blocks its worker for 60 ms, six times the
+    // threshold, is seen and counted (until it is, within the limit).
+    let metrics = rt.metrics();
+    while metrics.long_poll_count() == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "HANG: the watchdog did not wake for a blocking poll within {LIMIT:?}"
+        );
+        rt.block_on(rt.spawn(async { std::thread::sleep(Duration::from_millis(60)) }))
+            .unwrap();
+        let settle = Instant::now() + Duration::from_millis(500);
+        while metrics.long_poll_count() == 0 && Instant::now() < settle {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}

@@ -310,7 +310,8 @@ impl Builder {
     /// [`RuntimeMetrics::long_poll_count`](super::RuntimeMetrics::long_poll_count),
     /// and writes nowhere. Ask for reports with [`on_long_poll`](Self::on_long_poll)
     /// or [`print_long_polls`](Self::print_long_polls). Its thread wakes every
-    /// half threshold (200 times a second at 10 ms) and makes the workers do
+    /// half threshold (200 times a second at 10 ms) while any worker is
+    /// awake, sleeps while every worker is parked, and makes the workers do
     /// nothing they do not do anyway for their metrics. Off with
     /// [`disable_metrics`](Self::disable_metrics), and on the current-thread
     /// runtime, which has no worker threads to watch.

@@ -13,7 +13,8 @@
 //! publishes the task's spawn location (cleared when it runs out of local
 //! work, before it steals, polls the driver or parks), and it counts its
 //! polls (which it does anyway for its metrics). A watchdog thread wakes
-//! every half of the threshold and looks at each worker: if the same poll
+//! every half of the threshold (and sleeps while every worker is parked:
+//! [`WatchdogWait`]) and looks at each worker: if the same poll
 //! (same count, a task published) is still running when it looks again, it
 //! has lasted at least that long. When the poll ends, or when it has run for
 //! a second and still not ended, the watchdog judges it once: worker, spawn
@@ -53,6 +54,7 @@
 
 use super::MultiThread;
 use super::stats::WorkerStats;
+use crate::loom::{AtomicBool, Condvar, Mutex, fence};
 use crate::runtime::{LongPoll, LongPollCause};
 use std::fs::File;
 use std::panic::Location;
@@ -229,24 +231,107 @@ fn classify(
 }
 // ANCHOR_END: classify
 
+// ANCHOR: watchdog_wait
+/// How the watchdog waits between its looks. While any worker may be
+/// polling it looks every interval; while every worker is parked there is
+/// nothing to look at, and an idle runtime must not wake a thread 200 times
+/// a second for nothing, so it sleeps until a worker unparks.
+///
+/// No lost wake-up: the watchdog sets `asleep` and then reads the workers'
+/// `parked` flags; a worker clears its flag and then reads `asleep`, each
+/// with a `SeqCst` fence between its write and its read, so one of the two
+/// sees the other's write. If the watchdog saw
+/// every flag set, the worker sees `asleep` and wakes it, under the lock the
+/// watchdog holds until it waits. The loom model below checks both orders.
+pub(crate) struct WatchdogWait {
+    /// Set at shutdown: the watchdog stops at once.
+    stopped: Mutex<bool>,
+    wake: Condvar,
+    /// True while the watchdog sleeps with no timeout.
+    asleep: AtomicBool,
+}
+
+impl WatchdogWait {
+    pub(crate) fn new() -> WatchdogWait {
+        WatchdogWait {
+            stopped: Mutex::new(false),
+            wake: Condvar::new(),
+            asleep: AtomicBool::new(false),
+        }
+    }
+
+    /// Waits one `interval`, or, if `all_parked()` says every worker is
+    /// parked, until [`worker_unparked`](Self::worker_unparked) wakes it.
+    /// Returns false once the runtime is stopping.
+    pub(crate) fn wait(&self, interval: Duration, all_parked: impl Fn() -> bool) -> bool {
+        let mut stopped = self.stopped.lock();
+        if *stopped {
+            return false;
+        }
+        self.asleep.store(true, Ordering::SeqCst);
+        // Pairs with the fence in `worker_unparked`.
+        fence(Ordering::SeqCst);
+        if all_parked() {
+            while !*stopped && self.asleep.load(Ordering::SeqCst) {
+                stopped = self.wake.wait(stopped);
+            }
+        } else {
+            self.asleep.store(false, Ordering::SeqCst);
+            // Loom has no clock, and its timed wait never times out: the
+            // model takes the timeout at once, which a timed wait may do.
+            #[cfg(not(loom))]
+            {
+                stopped = self.wake.wait_timeout(stopped, interval);
+            }
+            #[cfg(loom)]
+            let _ = interval;
+        }
+        self.asleep.store(false, Ordering::SeqCst);
+        !*stopped
+    }
+
+    /// A worker has cleared its `parked` flag: wakes the watchdog if it
+    /// sleeps with no timeout. One load when it does not.
+    pub(crate) fn worker_unparked(&self) {
+        // The worker's `parked = false` is before this fence, the load of
+        // `asleep` after it; the watchdog's store of `asleep` before its
+        // fence, its loads of `parked` after.
+        fence(Ordering::SeqCst);
+        if self.asleep.load(Ordering::SeqCst) {
+            let _stopped = self.stopped.lock();
+            self.asleep.store(false, Ordering::SeqCst);
+            self.wake.notify_one();
+        }
+    }
+
+    /// Shutdown: the watchdog returns from its wait at once.
+    pub(crate) fn stop(&self) {
+        *self.stopped.lock() = true;
+        self.wake.notify_all();
+    }
+}
+// ANCHOR_END: watchdog_wait
+
 /// The watchdog thread's loop; returns when the runtime shuts down.
 pub(crate) fn run(handle: Arc<MultiThread>, threshold: Duration) {
     let interval = (threshold / 2).max(Duration::from_millis(1));
     let mut seen: Vec<Option<Seen>> = vec![None; handle.num_workers()];
     let mut counters = ThreadCounters::default();
     loop {
-        // Sleep one interval, unless shutdown says stop: then at once (a
-        // runtime with a 10 s threshold must not wait 5 s to be dropped).
-        {
-            let stop = handle.watchdog_stop.lock();
-            let stop = if *stop {
-                stop
-            } else {
-                handle.watchdog_wake.wait_timeout(stop, interval)
-            };
-            if *stop {
-                return;
-            }
+        // Sleep one interval, or, while every worker is parked and no poll
+        // is left to judge, until a worker unparks; and return at once when
+        // shutdown says stop (a runtime with a 10 s threshold must not wait
+        // 5 s to be dropped).
+        let nothing_to_watch = || {
+            seen.iter().all(Option::is_none)
+                && handle
+                    .resources
+                    .stats
+                    .iter()
+                    .all(|stats| stats.parked.load(Ordering::SeqCst))
+        };
+        if !handle.watchdog.wait(interval, nothing_to_watch) {
+            return;
         }
         let now = Instant::now();
         // ANCHOR: same_poll
@@ -346,6 +431,31 @@ fn report(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A worker unparks while the watchdog decides to sleep: in every
+    /// interleaving the watchdog either sees the worker unparked (and
+    /// sleeps one interval) or is woken by it. A lost wake-up would leave
+    /// the watchdog asleep with the worker running, which loom reports as
+    /// a deadlock.
+    #[cfg(loom)]
+    #[test]
+    fn loom_watchdog_sleeps_until_a_worker_unparks() {
+        use crate::loom::{Arc, AtomicBool, thread};
+        loom::model(|| {
+            let wait = Arc::new(WatchdogWait::new());
+            let parked = Arc::new(AtomicBool::new(true));
+            let worker = {
+                let (wait, parked) = (wait.clone(), parked.clone());
+                thread::spawn(move || {
+                    parked.store(false, Ordering::SeqCst);
+                    wait.worker_unparked();
+                })
+            };
+            let all_parked = || parked.load(Ordering::SeqCst);
+            assert!(wait.wait(Duration::from_secs(3600), all_parked));
+            worker.join().unwrap();
+        });
+    }
 
     const MS: Duration = Duration::from_millis(1);
 

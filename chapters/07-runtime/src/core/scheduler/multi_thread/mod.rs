@@ -34,6 +34,7 @@ pub(crate) mod worker;
 
 use super::inject::Inject;
 use super::park::{self, Unparker};
+use super::watchdog::WatchdogWait;
 use super::{Resources, RuntimeConfig};
 use crate::blocking;
 use crate::driver::DriverHandle;
@@ -72,9 +73,9 @@ pub(crate) struct MultiThread {
     /// Worker threads still running; shutdown waits on `exited` for zero.
     pub(crate) running_workers: Mutex<usize>,
     exited: Condvar,
-    /// Set at shutdown: the watchdog stops waiting at once.
-    pub(crate) watchdog_stop: Mutex<bool>,
-    pub(crate) watchdog_wake: Condvar,
+    /// How the long-poll watchdog waits between looks, and how shutdown
+    /// and an unparking worker wake it.
+    pub(crate) watchdog: WatchdogWait,
 }
 
 impl MultiThread {
@@ -126,8 +127,7 @@ impl MultiThread {
                 remote.unpark.unpark();
             }
         }
-        *self.watchdog_stop.lock() = true;
-        self.watchdog_wake.notify_all();
+        self.watchdog.stop();
     }
 
     /// Called when a worker thread starts.
@@ -234,8 +234,7 @@ pub(crate) fn create(
         shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
         running_workers: Mutex::new(0),
         exited: Condvar::new(),
-        watchdog_stop: Mutex::new(false),
-        watchdog_wake: Condvar::new(),
+        watchdog: WatchdogWait::new(),
     });
     (scheduler, cores)
 }

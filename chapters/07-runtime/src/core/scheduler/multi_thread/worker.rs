@@ -532,9 +532,12 @@ impl WorkerContext {
             if core.transition_from_parked(&self.handle) {
                 core.notify_after_driver(&self.handle);
                 stats.incr(&stats.unparks);
+                // Before `worker_unparked`'s fence: the watchdog, if it
+                // sleeps until a worker unparks, sees this or is woken.
                 stats
                     .parked
                     .store(false, std::sync::atomic::Ordering::Relaxed);
+                self.handle.watchdog.worker_unparked();
                 core.start_busy(&self.handle);
                 return;
             }
