@@ -62,6 +62,13 @@
 //     node browser.mjs --base http://127.0.0.1:PORT/ --src book/src \
 //         --html book/book/html --expect expectations.mjs \
 //         [--screenshots DIR] [--report FILE] [--chromium /usr/bin/chromium]
+//         [--lang CODE] [--languages en,pt-BR,de]
+//
+// With --lang, the book under --html is that translation: the search uses
+// the expectations' queries for it (`searchIn`), and the Markdown-side quiz
+// check, which is the English book's, is skipped. With --languages, the
+// language picker of the first chapter page must offer exactly those and open the
+// same page and section in each.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -77,6 +84,8 @@ function parseArgs(argv) {
         screenshots: null,
         report: null,
         timeLimit: 420, // seconds for the whole script; `run` has its own limit too
+        lang: null, // a translation's code: its search queries, and the picker
+        languages: null, // every language built, comma-separated: the picker's
     };
     for (let i = 0; i < argv.length; i += 2) {
         const key = argv[i].replace(/^--/, '').replace(/-([a-z])/g, (_, c) => c.toUpperCase());
@@ -709,6 +718,45 @@ async function checkSearch(context, base, startPage, query, expected) {
     }
 }
 
+// The language picker (lang-picker.js): on `page`, a select listing every
+// language built, the page's own selected; choosing another opens the same
+// page, at the same section, in that language.
+async function checkPicker(context, base, page, lang, languages) {
+    const tab = await context.newPage();
+    await blockExternal(tab, base, new Set());
+    const problems = [];
+    try {
+        await tab.goto(base + page.html + '#quiz', { waitUntil: 'load', timeout: 20000 });
+        const own = await tab.evaluate(() => document.documentElement.lang);
+        if (own !== lang) problems.push(`the page's lang is "${own}", expected "${lang}"`);
+        const select = tab.locator('#lang-picker');
+        await select.waitFor({ state: 'visible', timeout: 5000 });
+        const options = await select.locator('option').evaluateAll((os) => os.map((o) => [o.value, o.selected]));
+        const offered = options.map(([v]) => v).sort();
+        if (offered.join() !== [...languages].sort().join()) problems.push(`offers ${offered.join(', ')}, expected ${languages.join(', ')}`);
+        if (!options.some(([v, selected]) => v === lang && selected)) problems.push(`${lang} is not the selected language`);
+        for (const other of languages.filter((l) => l !== lang)) {
+            await tab.goto(base + page.html + '#quiz', { waitUntil: 'load', timeout: 20000 });
+            await tab.locator('#lang-picker').waitFor({ state: 'visible', timeout: 5000 });
+            const siteRoot = lang === 'en' ? new URL(base) : new URL('../', base);
+            const expected = new URL((other === 'en' ? '' : other + '/') + page.html, siteRoot).pathname;
+            await Promise.all([
+                tab.waitForURL((u) => u.pathname === expected, { waitUntil: 'load', timeout: 10000 }),
+                tab.locator('#lang-picker').selectOption(other),
+            ]);
+            const landed = await tab.evaluate(() => [document.documentElement.lang, location.pathname, location.hash]);
+            if (landed[0] !== other || !landed[1].endsWith('/' + page.html) || landed[2] !== '#quiz') {
+                problems.push(`choosing ${other} opened ${landed[1]}${landed[2]} (lang "${landed[0]}")`);
+            }
+        }
+    } catch (err) {
+        problems.push(err.message.split('\n')[0]);
+    } finally {
+        await tab.close();
+    }
+    record('picker', page.html, `${languages.length} languages offered, each opening this page`, problems);
+}
+
 // ---------------------------------------------------------------- main
 
 async function main() {
@@ -736,7 +784,9 @@ async function main() {
     }
     if (args.screenshots) fs.mkdirSync(args.screenshots, { recursive: true });
     console.log(`${pages.length} page(s) in SUMMARY.md` + (drafts.length ? `; draft(s) without a page: ${drafts.join(', ')}` : ''));
-    checkQuizFiles(args.src, pages, expect.quizzes);
+    // The Markdown and the English quiz files are the English book's; a
+    // translation's pages are checked in the browser only.
+    if (!args.lang || args.lang === 'en') checkQuizFiles(args.src, pages, expect.quizzes);
 
     const browser = await chromium.launch({
         executablePath: args.chromium,
@@ -766,8 +816,13 @@ async function main() {
             built: (html) => fs.existsSync(path.join(args.html, html)),
             pagesContaining: (re) => pages.filter((p) => re.test(pageText(args.html, p.html))).map((p) => p.html),
         };
-        for (const { query, expect: wanted } of expect.search) {
+        const queries = args.lang && args.lang !== 'en' ? expect.searchIn[args.lang] : expect.search;
+        if (!queries) throw new Error(`the expectations have no search queries for ${args.lang}`);
+        for (const { query, expect: wanted } of queries) {
             await checkSearch(context, base, pages[0].html, query, wanted(ctx));
+        }
+        if (args.languages) {
+            await checkPicker(context, base, pages.find((p) => /^ch\d\d-/.test(p.html)) || pages[0], args.lang || 'en', args.languages.split(','));
         }
         await context.close();
     } finally {

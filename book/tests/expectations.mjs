@@ -48,6 +48,25 @@ export const search = [
     },
 ];
 
+// `searchIn`: the same searches in each translation, in its words. The
+// pages are the same files in every language.
+const teachingWorkStealing = ({ built }) =>
+    ['ch07-runtime.html', 'ch07-scheduler.html', 'glossary.html'].filter(built);
+export const searchIn = {
+    'pt-BR': [
+        { query: 'epoll', expect: () => ['ch04-epoll.html'] },
+        { query: 'troca de contexto', expect: () => ['ch02-context-switch.html'] },
+        { query: 'work stealing', expect: teachingWorkStealing },
+        { query: 'rankSpacing', expect: () => null },
+    ],
+    de: [
+        { query: 'epoll', expect: () => ['ch04-epoll.html'] },
+        { query: 'Kontextwechsel', expect: () => ['ch02-context-switch.html'] },
+        { query: 'Work-Stealing', expect: teachingWorkStealing },
+        { query: 'rankSpacing', expect: () => null },
+    ],
+};
+
 export const directiveAllowed = [
     {
         page: 'how-to-use.html',
