@@ -2,12 +2,16 @@
 //! runtime and on Tokio, each in its own process, under a real load
 //! generator, `wrk`.
 //!
-//! For each round (order alternating, so neither runtime always runs on a
-//! warmer machine) and each connection count, a fresh server is started with
-//! `--exit-on-stdin-eof`, `wrk --latency` drives `GET /` for the duration,
-//! and the server is stopped by closing its stdin. We keep wrk's requests per
-//! second, its p50 and p99 latency, and its socket errors and non-2xx
-//! answers; the table gives the median over rounds and the range.
+//! For each round and each connection count, the two runtimes run back to
+//! back (which goes first alternates, so neither always runs on a warmer
+//! machine): a fresh server is started with `--exit-on-stdin-eof`, `wrk
+//! --latency` drives `GET /` for the duration, and the server is stopped by
+//! closing its stdin. We keep wrk's requests per second, its p50 and p99
+//! latency, and its socket errors and non-2xx answers; the table gives the
+//! median over rounds and the range. Both runtimes drift together from round
+//! to round (the machine's load, the CPU's clock), so the comparison is the
+//! ratio within each round's pair, summarised by its median and range over
+//! the rounds, as the other races do (`ratios`, `ratio_vs_tokio_1000`).
 //!
 //! Memory per idle keep-alive connection: `--idle N` connections each send
 //! one request and then stay open, silent; the server's VmRSS (from
@@ -67,14 +71,17 @@ pub fn compare(console: &Console, config: &Config) -> Result<Value, Box<dyn Erro
             runs.push((runtime, connections, Vec::new()));
         }
     }
+    // Per round and connection count, both runtimes back to back, the
+    // order alternating (by round and by connection count), so that both
+    // see the same machine: the ratio is taken within the pair.
     for round in 0..config.rounds {
-        let order: Vec<&str> = if round % 2 == 0 {
-            RUNTIMES.to_vec()
-        } else {
-            RUNTIMES.iter().rev().copied().collect()
-        };
-        for runtime in order {
-            for &connections in &config.connections {
+        for (index, &connections) in config.connections.iter().enumerate() {
+            let order: Vec<&str> = if (round + index) % 2 == 0 {
+                RUNTIMES.to_vec()
+            } else {
+                RUNTIMES.iter().rev().copied().collect()
+            };
+            for runtime in order {
                 let mut child = Server::start(&server, runtime)?;
                 let run = wrk(child.addr, connections, config.duration)?;
                 child.stop();
@@ -123,18 +130,52 @@ pub fn compare(console: &Console, config: &Config) -> Result<Value, Box<dyn Erro
             "errors": errors,
         }));
     }
-    let rps_at = |runtime: &str, connections: u32| {
+    // Ours over Tokio's, round by round: requests per second and p99.
+    let runs_of = |runtime: &str, connections: u32| -> &[Run] {
         runs.iter()
             .find(|(r, c, _)| *r == runtime && *c == connections)
-            .map(|(_, _, runs)| median(runs.iter().map(|r| r.requests_per_sec)))
+            .map_or(&[], |(_, _, runs)| runs.as_slice())
     };
-    let ratio = match (rps_at("rt", 1000), rps_at("tokio", 1000)) {
-        (Some(ours), Some(tokio)) if tokio > 0.0 => Some(ours / tokio),
-        _ => None,
-    };
-    if let Some(ratio) = ratio {
-        console.say(format!("rt / Tokio at 1000 connections: {ratio:.2}"));
+    let mut ratios = Vec::new();
+    console.say(format!(
+        "\nrt over Tokio, per round (the pair ran back to back), median and range over {} rounds:",
+        config.rounds
+    ));
+    for &connections in &config.connections {
+        let pairs = || {
+            runs_of("rt", connections)
+                .iter()
+                .zip(runs_of("tokio", connections))
+        };
+        let throughput: Vec<f64> = pairs()
+            .filter(|(_, tokio)| tokio.requests_per_sec > 0.0)
+            .map(|(ours, tokio)| ours.requests_per_sec / tokio.requests_per_sec)
+            .collect();
+        let p99: Vec<f64> = pairs()
+            .filter(|(_, tokio)| tokio.p99_us > 0.0)
+            .map(|(ours, tokio)| ours.p99_us / tokio.p99_us)
+            .collect();
+        let (t, p) = (summary(&throughput), summary(&p99));
+        console.say(format!(
+            "  {connections:>5} connections: requests/s {:.2} ({:.2} to {:.2}), p99 {:.2} ({:.2} to {:.2})",
+            t.0, t.1, t.2, p.0, p.1, p.2
+        ));
+        ratios.push(json!({
+            "connections": connections,
+            "requests_ratio_vs_tokio": t.0,
+            "requests_ratio_vs_tokio_range": [t.1, t.2],
+            "p99_ratio_vs_tokio": p.0,
+            "p99_ratio_vs_tokio_range": [p.1, p.2],
+        }));
     }
+    let ratio_at = |connections: u32| {
+        ratios
+            .iter()
+            .find(|r| r["connections"] == connections)
+            .and_then(|r| r["requests_ratio_vs_tokio"].as_f64())
+            .filter(|r| r.is_finite())
+    };
+    let ratio = ratio_at(1000);
     let mut idle = serde_json::Map::new();
     if config.idle > 0 {
         for runtime in RUNTIMES {
@@ -152,7 +193,9 @@ pub fn compare(console: &Console, config: &Config) -> Result<Value, Box<dyn Erro
         "rounds": config.rounds,
         "wrk_threads": wrk_threads(),
         "results": results,
+        "ratios": ratios,
         "ratio_vs_tokio_1000": ratio,
+        "ratio_vs_tokio_50": ratio_at(50),
         "idle_connections": config.idle,
         "rss_per_idle_connection_kib": idle,
     }))
@@ -361,6 +404,15 @@ fn median(values: impl Iterator<Item = f64>) -> f64 {
     let mut values: Vec<f64> = values.collect();
     values.sort_by(f64::total_cmp);
     values.get(values.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Median, lowest and highest of `values` (NaN for none).
+fn summary(values: &[f64]) -> (f64, f64, f64) {
+    if values.is_empty() {
+        return (f64::NAN, f64::NAN, f64::NAN);
+    }
+    let (lo, hi) = range(values.iter().copied());
+    (median(values.iter().copied()), lo, hi)
 }
 
 fn range(values: impl Iterator<Item = f64>) -> (f64, f64) {
