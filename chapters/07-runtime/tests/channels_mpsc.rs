@@ -257,3 +257,43 @@ fn a_cancelled_send_leaves_the_queue_and_the_next_sender_gets_the_slot() {
         assert_eq!(rx.recv().await, Some(2));
     });
 }
+
+/// The unbounded receiver takes every queued value under one lock and
+/// hands them out one by one: values it has taken but not handed out still
+/// count in `len`, come out in order through `recv`, `try_recv` and
+/// `recv_many`, and are dropped with the receiver, as values still queued
+/// are.
+#[test]
+fn unbounded_values_taken_in_a_batch_still_count_come_in_order_and_drop() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    struct Counted(u32, Arc<AtomicUsize>);
+    impl Drop for Counted {
+        fn drop(&mut self) {
+            self.1.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    run("unbounded batches", || async {
+        let dropped = Arc::new(AtomicUsize::new(0));
+        let (tx, mut rx) = mpsc::unbounded_channel::<Counted>();
+        for i in 0..6 {
+            tx.send(Counted(i, dropped.clone())).ok().unwrap();
+        }
+        assert_eq!(rx.recv().await.unwrap().0, 0);
+        assert_eq!(rx.len(), 5, "taken but not handed out still counts");
+        assert!(!rx.is_empty());
+        tx.send(Counted(6, dropped.clone())).ok().unwrap();
+        assert_eq!(rx.len(), 6);
+        assert_eq!(rx.try_recv().unwrap().0, 1);
+        let mut some = Vec::new();
+        assert_eq!(rx.recv_many(&mut some, 2).await, 2);
+        assert_eq!(some.iter().map(|c| c.0).collect::<Vec<_>>(), [2, 3]);
+        drop(some);
+        assert_eq!(dropped.load(Ordering::SeqCst), 4);
+        // 4 and 5 are taken, 6 is still in the shared queue: the receiver
+        // drops all three.
+        drop(rx);
+        assert_eq!(dropped.load(Ordering::SeqCst), 7);
+        assert!(tx.send(Counted(7, dropped.clone())).is_err());
+    });
+}

@@ -639,11 +639,21 @@ pub(super) use receiver_methods;
 /// drops the values still queued.
 pub(crate) struct Rx<T> {
     chan: Arc<Chan<T>>,
+    /// Unbounded only: values already taken out of the shared queue, in
+    /// order, not yet handed out. The receiver takes the whole queue under
+    /// one lock and hands it out without the lock, so that a sender and a
+    /// receiver on two CPUs fight for the lock once per batch, not once per
+    /// value (no capacity depends on when a value leaves the shared queue;
+    /// a bounded channel's slots do, so it takes one value at a time).
+    taken: VecDeque<T>,
 }
 
 impl<T> Rx<T> {
     pub(crate) fn new(chan: Arc<Chan<T>>) -> Rx<T> {
-        Rx { chan }
+        Rx {
+            chan,
+            taken: VecDeque::new(),
+        }
     }
 
     /// The next value, or `None` once the channel has ended.
@@ -680,6 +690,12 @@ impl<T> Rx<T> {
             return Poll::Ready(0);
         }
         let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
+        if !self.taken.is_empty() {
+            let taken = limit.min(self.taken.len());
+            buffer.extend(self.taken.drain(..taken));
+            budget.made_progress();
+            return Poll::Ready(taken);
+        }
         let mut state = self.chan.lock();
         let taken = limit.min(state.queue.len());
         if taken > 0 {
@@ -709,7 +725,18 @@ impl<T> Rx<T> {
     /// buffer.
     pub(crate) fn poll_recv(&mut self, cx: &mut Context<'_>) -> Poll<Option<T>> {
         let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
+        if let Some(value) = self.taken.pop_front() {
+            budget.made_progress();
+            return Poll::Ready(Some(value));
+        }
         let mut state = self.chan.lock();
+        if self.chan.bound.is_none()
+            && let Some(value) = take_all(&mut self.taken, &mut state)
+        {
+            drop(state);
+            budget.made_progress();
+            return Poll::Ready(Some(value));
+        }
         if let Some((value, sender)) = state.pop(self.chan.bound.is_some()) {
             drop(state);
             budget.made_progress();
@@ -725,7 +752,15 @@ impl<T> Rx<T> {
     }
 
     pub(crate) fn try_recv(&mut self) -> Result<T, super::TryRecvError> {
+        if let Some(value) = self.taken.pop_front() {
+            return Ok(value);
+        }
         let mut state = self.chan.lock();
+        if self.chan.bound.is_none()
+            && let Some(value) = take_all(&mut self.taken, &mut state)
+        {
+            return Ok(value);
+        }
         if let Some((value, sender)) = state.pop(self.chan.bound.is_some()) {
             drop(state);
             wake_all(sender);
@@ -745,7 +780,7 @@ impl<T> Rx<T> {
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.chan.lock().queue.len()
+        self.taken.len() + self.chan.lock().queue.len()
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -764,9 +799,22 @@ impl<T> Rx<T> {
     }
 }
 
+// ANCHOR: take_all
+/// Unbounded only: moves every value of the shared queue into the
+/// receiver's `taken` (empty by then: it is used up first), and returns the
+/// first. One lock for the whole batch; `recv` hands out the rest from
+/// `taken` without it.
+fn take_all<T>(taken: &mut VecDeque<T>, state: &mut State<T>) -> Option<T> {
+    debug_assert!(taken.is_empty());
+    std::mem::swap(taken, &mut state.queue);
+    taken.pop_front()
+}
+// ANCHOR_END: take_all
+
 impl<T> Drop for Rx<T> {
     /// Closes, and drops the queued values (outside the lock: a value's
-    /// `Drop` may use the channel) and our waker.
+    /// `Drop` may use the channel) and our waker; the values already taken
+    /// go with the receiver.
     fn drop(&mut self) {
         self.chan.close();
         let (queued, waker) = {
