@@ -102,6 +102,14 @@ impl<T> Sender<T> {
     /// and the sender loses its place in the queue of waiting senders. Use
     /// [`reserve`](Self::reserve) in a `select!` to keep the value.
     pub async fn send(&self, value: T) -> Result<(), SendError<T>> {
+        // A free slot: the slot and the value in one lock (a send is one
+        // unit of the task's budget either way).
+        crate::task::coop::consume_budget().await;
+        let value = match self.tx.try_send_now(value) {
+            Ok(()) => return Ok(()),
+            Err((value, Full::Closed)) => return Err(SendError(value)),
+            Err((value, Full::NoSlot)) => value,
+        };
         match self.reserve().await {
             Ok(permit) => {
                 permit.send(value);
@@ -152,13 +160,10 @@ impl<T> Sender<T> {
 
     /// Sends `value` if a slot is free now and nobody waits for one.
     pub fn try_send(&self, value: T) -> Result<(), TrySendError<T>> {
-        match self.tx.try_reserve() {
-            Ok(()) => {
-                self.tx.send_with_permit(value);
-                Ok(())
-            }
-            Err(Full::NoSlot) => Err(TrySendError::Full(value)),
-            Err(Full::Closed) => Err(TrySendError::Closed(value)),
+        match self.tx.try_send_now(value) {
+            Ok(()) => Ok(()),
+            Err((value, Full::NoSlot)) => Err(TrySendError::Full(value)),
+            Err((value, Full::Closed)) => Err(TrySendError::Closed(value)),
         }
     }
 

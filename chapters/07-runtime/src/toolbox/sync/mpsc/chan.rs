@@ -6,7 +6,8 @@
 //! not sent yet (`permits`), holding a queued value (`queue`), or granted to a
 //! waiting `reserve` that has not yet looked (a `Granted` node of
 //! `send_waiters`). A value goes in only through a slot: `send` is `reserve`
-//! then `Permit::send`. When the receiver takes a value, or a permit is
+//! then `Permit::send` (or, with a slot free, both under one lock:
+//! [`Chan::try_send_now`]). When the receiver takes a value, or a permit is
 //! dropped unused, the slot is [released](State::release): handed straight
 //! to the oldest waiting sender if there is one, otherwise made free. So a
 //! sender that arrives later can never take a slot from one that waited
@@ -178,6 +179,29 @@ impl<T> Chan<T> {
     /// Takes a free slot now, if there is one and the channel is open.
     pub(crate) fn try_reserve(&self) -> Result<(), Full> {
         self.try_reserve_many(1)
+    }
+
+    /// With a free slot and the channel open, takes the slot and queues
+    /// `value`, under one lock (free slots mean nobody waits, so this
+    /// overtakes no one): `send`'s first step and all of `try_send`, where
+    /// a permit would take the lock twice. Otherwise the value comes back.
+    pub(crate) fn try_send_now(&self, value: T) -> Result<(), (T, Full)> {
+        let waker = {
+            let mut state = self.lock();
+            if state.closed {
+                return Err((value, Full::Closed));
+            }
+            if state.available == 0 {
+                return Err((value, Full::NoSlot));
+            }
+            state.available -= 1;
+            state.queue.push_back(value);
+            state.receiver_waker.take()
+        };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        Ok(())
     }
 
     /// Takes `n` free slots now, if there are as many and the channel is
