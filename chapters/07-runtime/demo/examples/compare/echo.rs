@@ -3,11 +3,18 @@
 //! run, each in its own process (the harness runs servers as children of
 //! this binary: `compare serve --runtime ours|tokio [--workers N]`).
 //!
-//! Rounds alternate which server goes first, so that neither always meets
-//! the machine warmer or busier. Each round gives three ratios, ours over
+//! Rounds rotate which server goes first, so that none always meets the
+//! machine warmer or busier. Each round gives three ratios, ours over
 //! Tokio's: throughput, p99 latency and server context switches per
 //! message; the report gives the median of each over the rounds and their
 //! range (a noisy minute moves one round, not the median).
+//!
+//! Beside them, in every round, the floor: Chapter 4's edge-triggered epoll
+//! loop (`compare serve --runtime epoll`), readiness I/O on one thread with
+//! no runtime at all, no tasks, no wakers and no queues. It answers the same
+//! load, so how close each runtime comes to it is what the runtime costs
+//! (with the caveat that one thread never pays for a second CPU's cache
+//! traffic, nor gets a second CPU's work).
 
 use super::scheduler::{median, round3};
 use chapter_01::console::{Console, group_thousands};
@@ -27,6 +34,8 @@ pub enum Server {
     Ours,
     /// Tokio's multi-threaded runtime.
     Tokio,
+    /// The floor: Chapter 4's epoll loop, one thread, edge-triggered.
+    Epoll,
 }
 
 impl Server {
@@ -34,6 +43,7 @@ impl Server {
         match self {
             Server::Ours => "ours",
             Server::Tokio => "tokio",
+            Server::Epoll => "epoll",
         }
     }
 
@@ -53,6 +63,7 @@ pub fn serve(server: Server, addr: SocketAddr, workers: Option<usize>) -> io::Re
     match server {
         Server::Ours => chapter_07::echo::run(addr, workers),
         Server::Tokio => tokio_echo::run(addr, workers),
+        Server::Epoll => chapter_04::server::serve(addr, chapter_04::connection::Mode::Edge),
     }
 }
 
@@ -146,12 +157,12 @@ pub fn compare(
     rounds: usize,
     workers: Option<usize>,
 ) -> Result<Value, Box<dyn Error>> {
-    let servers = [Server::Ours, Server::Tokio];
-    // runs[0]: ours, runs[1]: Tokio's, one result per round.
-    let mut runs: [Vec<Value>; 2] = [Vec::new(), Vec::new()];
+    let servers = [Server::Ours, Server::Tokio, Server::Epoll];
+    // runs[0]: ours, runs[1]: Tokio's, runs[2]: the floor's, one result per round.
+    let mut runs: [Vec<Value>; 3] = [Vec::new(), Vec::new(), Vec::new()];
     for round in 0..rounds {
-        // Even rounds start with ours, odd rounds with Tokio's.
-        let order: [usize; 2] = if round % 2 == 0 { [0, 1] } else { [1, 0] };
+        // The order rotates: ours, Tokio, floor; Tokio, floor, ours; ...
+        let order: [usize; 3] = [round % 3, (round + 1) % 3, (round + 2) % 3];
         if rounds > 1 {
             console.say(format!(
                 "round {} of {rounds}: {} first",
@@ -159,23 +170,24 @@ pub fn compare(
                 servers[order[0]].name()
             ));
         }
-        let specs = [
-            servers[order[0]].spec(workers)?,
-            servers[order[1]].spec(workers)?,
-        ];
+        let specs = order
+            .iter()
+            .map(|&i| servers[i].spec(workers))
+            .collect::<io::Result<Vec<_>>>()?;
         let report = ch03::compare(console, &specs, config)?;
         let results = report
             .get("results")
             .and_then(Value::as_array)
-            .filter(|results| results.len() == 2)
+            .filter(|results| results.len() == 3)
             .ok_or("the harness returned no results")?;
         for (slot, result) in order.iter().zip(results) {
             runs[*slot].push(result.clone());
         }
     }
-    let [ours, tokio] = runs;
+    let [ours, tokio, floor] = runs;
     let ours_figures: Vec<[f64; 3]> = ours.iter().map(figures).collect();
     let tokio_figures: Vec<[f64; 3]> = tokio.iter().map(figures).collect();
+    let floor_figures: Vec<[f64; 3]> = floor.iter().map(figures).collect();
     // Per-round ratios, ours over Tokio's: throughput, p99, switches.
     let ratios: Vec<[f64; 3]> = ours_figures
         .iter()
@@ -228,6 +240,24 @@ pub fn compare(
         med(&tokio_figures, 2),
         ratio_text(&switches_ratio),
     ));
+    // Each runtime's throughput over the floor's, round by round.
+    let of_floor = |rows: &[[f64; 3]]| {
+        let ratios: Vec<f64> = rows
+            .iter()
+            .zip(&floor_figures)
+            .map(|(r, f)| r[0] / f[0].max(1e-9))
+            .collect();
+        summary(&ratios)
+    };
+    let (ours_of_floor, tokio_of_floor) = (of_floor(&ours_figures), of_floor(&tokio_figures));
+    console.say(format!(
+        "  the floor     Chapter 4's epoll loop, one thread: {} msgs/s, p99 {:.1} ms, {:.4} switches/msg;\n                ours {} of its throughput, tokio {}",
+        group_thousands(med(&floor_figures, 0).round()),
+        med(&floor_figures, 1) / 1e3,
+        med(&floor_figures, 2),
+        ratio_text(&ours_of_floor),
+        ratio_text(&tokio_of_floor),
+    ));
     // The server's resident memory per connection (the harness reads the
     // server's RSS before connecting and while every connection is open),
     // in the median round. Ours includes each socket's waiter list.
@@ -265,6 +295,20 @@ pub fn compare(
         "switches_per_message_ratio_vs_tokio_range": [switches_ratio["min"], switches_ratio["max"]],
         "memory_per_connection_kib_ours": memory(&ours_median),
         "memory_per_connection_kib_tokio": memory(&tokio_median),
+        "floor": {
+            "server": "Chapter 4's epoll loop: one thread, edge-triggered, no runtime",
+            "throughput_msgs_per_sec": med(&floor_figures, 0).round(),
+            "latency_p99_us": med(&floor_figures, 1),
+            "server_switches_per_message": med(&floor_figures, 2),
+            "throughput_rounds": rounds_of(&floor_figures, 0).into_iter().map(f64::round).collect::<Vec<_>>(),
+            "p99_us_rounds": rounds_of(&floor_figures, 1),
+            "switches_per_message_rounds": column(&floor_figures, 2),
+            "result": median_round(&floor, &floor_figures),
+            "throughput_ratio_ours_vs_floor": ours_of_floor["median"],
+            "throughput_ratio_ours_vs_floor_range": [ours_of_floor["min"], ours_of_floor["max"]],
+            "throughput_ratio_tokio_vs_floor": tokio_of_floor["median"],
+            "throughput_ratio_tokio_vs_floor_range": [tokio_of_floor["min"], tokio_of_floor["max"]],
+        },
     }))
 }
 

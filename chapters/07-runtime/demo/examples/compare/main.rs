@@ -201,6 +201,8 @@ mod app {
     enum RuntimeArg {
         Ours,
         Tokio,
+        /// The floor: Chapter 4's epoll loop (one thread, no runtime).
+        Epoll,
     }
 
     #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -413,6 +415,7 @@ mod app {
                 let server = match runtime {
                     RuntimeArg::Ours => echo::Server::Ours,
                     RuntimeArg::Tokio => echo::Server::Tokio,
+                    RuntimeArg::Epoll => echo::Server::Epoll,
                 };
                 Ok(echo::serve(server, addr, workers.map(usize::from))?)
             }

@@ -98,11 +98,13 @@ enum Command {
     },
 }
 
-/// The two servers of Chapter 7.8's echo race.
+/// The servers of Chapter 7.8's echo race: the two runtimes, and the floor
+/// (Chapter 4's epoll loop, no runtime).
 #[derive(Clone, Copy, ValueEnum)]
 enum RuntimeArg {
     Ours,
     Tokio,
+    Epoll,
 }
 
 /// The echo servers of the book, in chapter order.
@@ -181,6 +183,7 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
             match (runtime, server) {
                 (Some(RuntimeArg::Ours), _) => echo::serve(echo::Server::Ours, addr, workers)?,
                 (Some(RuntimeArg::Tokio), _) => echo::serve(echo::Server::Tokio, addr, workers)?,
+                (Some(RuntimeArg::Epoll), _) => echo::serve(echo::Server::Epoll, addr, workers)?,
                 (None, server) => server.serve(addr)?,
             }
             return Ok(());

@@ -187,6 +187,10 @@ impl Chapters<'_> {
         self.timed(PARTS[2], |c| {
             echo2 = c.echo(None, if c.quick { 2 } else { 5 })?;
             c.echo_tables(&echo2)?;
+            // `--only ch07-io` makes no scheduler run: that table stays.
+            if sched.is_null() {
+                return Ok(());
+            }
             c.scheduler(sched)
         })?;
         self.timed(PARTS[3], |c| c.workers_curve(sched, &echo2))?;
@@ -640,7 +644,71 @@ impl Chapters<'_> {
                 ),
             ]);
         }
+        // The floor: Chapter 4's epoll loop, one thread, no runtime, in the
+        // same rounds.
+        let floor = &e["floor"];
+        let floor_rounds = |key: &str| {
+            spread(
+                &floor[key]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(Value::as_f64).collect::<Vec<_>>())
+                    .unwrap_or_default(),
+            )
+        };
+        let floor_p99 = floor_rounds("p99_us_rounds");
+        t.row(vec![
+            "the floor: Chapter 4's epoll loop, one thread".into(),
+            floor_rounds("throughput_rounds").range(count, ""),
+            Spread {
+                median: floor_p99.median / 1e3,
+                low: floor_p99.low / 1e3,
+                high: floor_p99.high / 1e3,
+            }
+            .range(d1, " ms"),
+            floor_rounds("switches_per_message_rounds").range(fn4, ""),
+            format!(
+                "{} KiB",
+                d2(num(&floor["result"], "server_rss_per_connection_kib"))
+            ),
+        ]);
         let show = |s: Spread| s.show(d2, "");
+        let of_floor = |key: &str| Spread {
+            median: num(floor, key),
+            low: num(floor, &format!("/{key}_range/0")),
+            high: num(floor, &format!("/{key}_range/1")),
+        };
+        t.row(vec![
+            "ours / the floor, median of the rounds' ratios".into(),
+            show(of_floor("throughput_ratio_ours_vs_floor")),
+            String::new(),
+            String::new(),
+            String::new(),
+        ]);
+        t.row(vec![
+            "Tokio / the floor, median of the rounds' ratios".into(),
+            show(of_floor("throughput_ratio_tokio_vs_floor")),
+            String::new(),
+            String::new(),
+            String::new(),
+        ]);
+        self.quotes.extend(quotes(
+            "ch07-racing-tokio.md",
+            &[
+                (
+                    "echo_ours_of_floor",
+                    num(floor, "throughput_ratio_ours_vs_floor"),
+                    2,
+                ),
+                (
+                    "echo_tokio_of_floor",
+                    num(floor, "throughput_ratio_tokio_vs_floor"),
+                    2,
+                ),
+            ],
+            "ratio",
+            |n| format!("ours {} of its throughput and Tokio {}", n[0], n[1]),
+            "compare echo, each runtime's throughput over the floor's (Chapter 4's epoll loop), median of the rounds' ratios",
+        ));
         t.row(vec![
             "ours / Tokio, median of the rounds' ratios".into(),
             show(ratio("throughput_ratio_vs_tokio")),
