@@ -600,13 +600,22 @@ impl Chapters<'_> {
         let rounds = num(e, "rounds");
         let connections = num(e, "connections");
         let secs = num(e, "duration_s");
-        let rounds_of = |key: &str| {
+        // The spread of the per-round values at `key` of `v` (the race, or
+        // its floor).
+        let rounds_in = |v: &Value, key: &str| {
             spread(
-                &e[key]
+                &v[key]
                     .as_array()
                     .map(|a| a.iter().filter_map(Value::as_f64).collect::<Vec<_>>())
                     .unwrap_or_default(),
             )
+        };
+        let rounds_of = |key: &str| rounds_in(e, key);
+        // Microseconds to milliseconds.
+        let ms = |us: Spread| Spread {
+            median: us.median / 1e3,
+            low: us.low / 1e3,
+            high: us.high / 1e3,
         };
         let ratio = |key: &str| Spread {
             median: num(e, key),
@@ -627,12 +636,7 @@ impl Chapters<'_> {
             "| server | msgs/s | p99 | switches per message | memory per connection |\n|---|---|---|---|---|",
         );
         for (who, label, idx) in [("ours", "ours", 0), ("tokio", "Tokio", 1)] {
-            let p99 = rounds_of(&format!("p99_us_rounds_{who}"));
-            let p99_ms = Spread {
-                median: p99.median / 1e3,
-                low: p99.low / 1e3,
-                high: p99.high / 1e3,
-            };
+            let p99_ms = ms(rounds_of(&format!("p99_us_rounds_{who}")));
             t.row(vec![
                 label.into(),
                 rounds_of(&format!("throughput_rounds_{who}")).range(count, ""),
@@ -647,24 +651,11 @@ impl Chapters<'_> {
         // The floor: Chapter 4's epoll loop, one thread, no runtime, in the
         // same rounds.
         let floor = &e["floor"];
-        let floor_rounds = |key: &str| {
-            spread(
-                &floor[key]
-                    .as_array()
-                    .map(|a| a.iter().filter_map(Value::as_f64).collect::<Vec<_>>())
-                    .unwrap_or_default(),
-            )
-        };
-        let floor_p99 = floor_rounds("p99_us_rounds");
+        let floor_rounds = |key: &str| rounds_in(floor, key);
         t.row(vec![
             "the floor: Chapter 4's epoll loop, one thread".into(),
             floor_rounds("throughput_rounds").range(count, ""),
-            Spread {
-                median: floor_p99.median / 1e3,
-                low: floor_p99.low / 1e3,
-                high: floor_p99.high / 1e3,
-            }
-            .range(d1, " ms"),
+            ms(floor_rounds("p99_us_rounds")).range(d1, " ms"),
             floor_rounds("switches_per_message_rounds").range(fn4, ""),
             format!(
                 "{} KiB",
