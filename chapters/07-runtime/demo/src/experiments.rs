@@ -625,6 +625,10 @@ pub struct TimerOps {
     pub wheel_fire_ns: f64,
     /// Nanoseconds per timer inserted and then fired, heap.
     pub heap_fire_ns: f64,
+    /// Nanoseconds per operation of the floor: the same loop storing each
+    /// deadline with one plain array write and clearing the oldest with
+    /// another (median of rounds).
+    pub floor_ns: f64,
 }
 
 /// CPU time the calling thread has used, in nanoseconds. The timer
@@ -675,6 +679,36 @@ fn wheel_ops(pending: usize, ops: usize) -> f64 {
     }
     let elapsed = thread_cpu_ns() - start;
     black_box(wheel.pending());
+    elapsed / ops as f64
+}
+
+/// The floor of the insert-and-cancel loop: what the machine allows for
+/// storing a timer and forgetting one. The same loop as [`wheel_ops`] (the
+/// same deadlines, the same queue of keys, a waker cloned and dropped),
+/// but a timer is one write of its deadline into an array slot chosen by
+/// its number, and a cancel one write that clears the oldest's slot. No
+/// structure can do less and still hold the timers; at a million pending
+/// the array is 8 MB, so the writes miss the cache as the wheel's do.
+fn floor_ops(pending: usize, ops: usize) -> f64 {
+    let waker = std::task::Waker::noop();
+    let mut slots: Vec<(u64, Option<std::task::Waker>)> = (0..pending as u64)
+        .map(|i| (deadline_ms(i), Some(waker.clone())))
+        .collect();
+    let mut keys: std::collections::VecDeque<usize> = (0..pending).collect();
+    let start = thread_cpu_ns();
+    for i in 0..ops as u64 {
+        // The slot of timer `pending + i`: its number scrambled, then
+        // scaled to the array by a multiply (no division), so that the
+        // writes scatter over the array as a real table's entries do.
+        let hash = (pending as u64 + i).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let key = ((u128::from(hash) * pending as u128) >> 64) as usize;
+        slots[key] = (deadline_ms(pending as u64 + i), Some(waker.clone()));
+        keys.push_back(key);
+        let old = keys.pop_front().expect("not empty");
+        slots[old] = (0, None);
+    }
+    let elapsed = thread_cpu_ns() - start;
+    black_box(&slots);
     elapsed / ops as f64
 }
 
@@ -746,15 +780,18 @@ fn heap_fire(pending: usize) -> f64 {
 /// another, so that a ratio between two sizes can be taken within a round,
 /// before any median, and a slow change in the machine's speed cancels out.
 pub fn timer_ops(sizes: &[usize], ops: usize, rounds: usize) -> Vec<TimerOps> {
-    let mut samples = vec![[const { Vec::new() }; 4]; sizes.len()];
+    let mut samples = vec![[const { Vec::new() }; 5]; sizes.len()];
     for _ in 0..rounds {
-        for (&pending, [wheel, heap, wheel_fired, heap_fired]) in sizes.iter().zip(&mut samples) {
+        for (&pending, [wheel, heap, wheel_fired, heap_fired, floor]) in
+            sizes.iter().zip(&mut samples)
+        {
             // At least two full turnovers of the pending set, so that work
             // done once per turnover (the heap's compaction of cancelled
             // entries) is counted at every size.
             let ops = ops.max(2 * pending);
             wheel.push(wheel_ops(pending, ops));
             heap.push(heap_ops(pending, ops));
+            floor.push(floor_ops(pending, ops));
             wheel_fired.push(wheel_fire(pending));
             heap_fired.push(heap_fire(pending));
         }
@@ -763,13 +800,14 @@ pub fn timer_ops(sizes: &[usize], ops: usize, rounds: usize) -> Vec<TimerOps> {
         .iter()
         .zip(samples)
         .map(
-            |(&pending, [wheel, heap, wheel_fired, heap_fired])| TimerOps {
+            |(&pending, [wheel, heap, wheel_fired, heap_fired, floor])| TimerOps {
                 pending,
                 wheel_ns: Samples::from_ns(wheel.clone()).median_ns(),
                 wheel_rounds: wheel,
                 heap_ns: Samples::from_ns(heap).median_ns(),
                 wheel_fire_ns: Samples::from_ns(wheel_fired).median_ns(),
                 heap_fire_ns: Samples::from_ns(heap_fired).median_ns(),
+                floor_ns: Samples::from_ns(floor).median_ns(),
             },
         )
         .collect()

@@ -373,3 +373,129 @@ impl Future for YieldNow {
         Poll::Pending
     }
 }
+
+// ---- the floor -------------------------------------------------------------
+
+std::thread_local! {
+    /// The floor's run queue: one per thread, so that spawning touches no
+    /// atomic and takes no lock.
+    static FLOOR_QUEUE: std::cell::RefCell<std::collections::VecDeque<Pin<Box<dyn Future<Output = ()>>>>> =
+        std::cell::RefCell::new(std::collections::VecDeque::new());
+}
+
+/// What the machine allows a scheduler workload, for scale beside the
+/// runtimes: each spawn is one allocation (the boxed future) and one push
+/// onto a queue that belongs to the calling thread, and a pass runs every
+/// queued task once. Nothing else: no atomics, no locks, no wakers (the
+/// queue polls every pending task again on the next pass, so a task that
+/// waits for another costs a poll per pass instead of a wake-up), no
+/// threads to hand work to. A task with a join handle costs one more
+/// allocation, the slot its output goes to.
+///
+/// Real programs need everything left out, so no runtime reaches it; how
+/// far each stays above it is what its scheduling costs. The workloads run
+/// in their current-thread form on it (see
+/// [`super::workloads::set_current_thread`]): they await their done signal
+/// inside `block_on`, whose thread is the one that runs the tasks.
+pub struct Floor;
+
+impl Runtime for Floor {
+    type Spawner = FloorSpawner;
+    const NAME: &'static str = "floor";
+
+    fn start(_workers: usize) -> Floor {
+        Floor
+    }
+
+    fn spawner(&self) -> FloorSpawner {
+        FloorSpawner
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        let mut future = std::pin::pin!(future);
+        loop {
+            if let Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+                return output;
+            }
+            // One pass: every task queued now is polled once; a pending one
+            // goes to the back. Tasks spawned during the pass run in the next.
+            let queued = FLOOR_QUEUE.with_borrow(|queue| queue.len());
+            assert!(
+                queued > 0,
+                "the floor's block_on waits for a future with no task left to run it"
+            );
+            for _ in 0..queued {
+                let mut task = FLOOR_QUEUE
+                    .with_borrow_mut(|queue| queue.pop_front())
+                    .expect("counted");
+                if task.as_mut().poll(&mut cx).is_pending() {
+                    FLOOR_QUEUE.with_borrow_mut(|queue| queue.push_back(task));
+                }
+            }
+        }
+    }
+}
+
+/// Spawns onto the calling thread's floor queue.
+#[derive(Clone, Copy)]
+pub struct FloorSpawner;
+
+/// The floor's join handle: where the task puts its output.
+/// (A `Mutex` only because the handle must be `Send`; on one thread it is
+/// never contended.)
+pub struct FloorJoin<T>(Arc<std::sync::Mutex<Option<T>>>);
+
+impl<T> Future for FloorJoin<T> {
+    type Output = T;
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
+        match self.0.lock().expect("never poisoned").take() {
+            Some(output) => Poll::Ready(output),
+            None => Poll::Pending,
+        }
+    }
+}
+
+impl Spawner for FloorSpawner {
+    type Join<T: Send + 'static> = FloorJoin<T>;
+
+    fn spawn<F>(&self, future: F) -> FloorJoin<F::Output>
+    where
+        F: Future + Send + 'static,
+        F::Output: Send + 'static,
+    {
+        let slot = Arc::new(std::sync::Mutex::new(None));
+        let filled = slot.clone();
+        self.spawn_detached(async move {
+            let output = future.await;
+            *filled.lock().expect("never poisoned") = Some(output);
+        });
+        FloorJoin(slot)
+    }
+
+    fn spawn_detached<F>(&self, future: F)
+    where
+        F: Future<Output = ()> + Send + 'static,
+    {
+        FLOOR_QUEUE.with_borrow_mut(|queue| queue.push_back(Box::pin(future)));
+    }
+
+    fn yield_now(&self) -> impl Future<Output = ()> + Send + 'static {
+        PendingOnce(false)
+    }
+}
+
+/// The floor's yield: `Pending` once, waking nobody (the next pass polls
+/// the task again anyway).
+pub struct PendingOnce(bool);
+
+impl Future for PendingOnce {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            return Poll::Ready(());
+        }
+        self.0 = true;
+        Poll::Pending
+    }
+}

@@ -10,7 +10,7 @@
 //! and async-executor run by the thread in `block_on` beside them.
 
 use super::runtimes::{
-    Ours, OursCurrentThread, OursWithoutMetrics, Runtime, Smol, SmolBlockOn, Tokio,
+    Floor, Ours, OursCurrentThread, OursWithoutMetrics, Runtime, Smol, SmolBlockOn, Tokio,
     TokioCurrentThread,
 };
 use super::workloads::{self, ALL, Workload};
@@ -38,6 +38,7 @@ struct Row {
     ours_ns: f64,
     tokio_ns: f64,
     smol_ns: f64,
+    floor_ns: f64,
     /// Median of the per-round ratios ours / Tokio.
     vs_tokio: f64,
     /// Median of the per-round ratios ours / async-executor.
@@ -46,6 +47,9 @@ struct Row {
     /// far a single round strays.
     vs_tokio_iqr: (f64, f64),
     vs_smol_iqr: (f64, f64),
+    /// Medians of the per-round ratios ours / floor and Tokio / floor.
+    ours_vs_floor: f64,
+    tokio_vs_floor: f64,
 }
 
 /// Runs the comparison; prints progress and a table (or JSON).
@@ -74,6 +78,7 @@ pub fn run(console: &Console, config: &Config) -> Value {
         Contestant::new(&ours),
         Contestant::new(&tokio),
         Contestant::new(&smol),
+        Contestant::floor(),
     ];
 
     let mut rows = Vec::new();
@@ -82,8 +87,11 @@ pub fn run(console: &Console, config: &Config) -> Value {
             continue;
         }
         let (iterations, samples) = measure(&contestants, workload, config);
-        let [a, b, c] = <[Vec<f64>; 3]>::try_from(samples).expect("three runtimes");
+        let [a, b, c, f] =
+            <[Vec<f64>; 4]>::try_from(samples).expect("three runtimes and the floor");
         let vs_tokio = median_ratio(&a, &b);
+        let ours_vs_floor = median_ratio(&a, &f);
+        let tokio_vs_floor = median_ratio(&b, &f);
         let vs_smol = median_ratio(&a, &c);
         let vs_tokio_iqr = ratio_quartiles(&a, &b);
         let vs_smol_iqr = ratio_quartiles(&a, &c);
@@ -93,23 +101,29 @@ pub fn run(console: &Console, config: &Config) -> Value {
             ours_ns: median(a),
             tokio_ns: median(b),
             smol_ns: median(c),
+            floor_ns: median(f),
             vs_tokio,
             vs_smol,
             vs_tokio_iqr,
             vs_smol_iqr,
+            ours_vs_floor,
+            tokio_vs_floor,
         };
         console.say(format!(
-            "  {:<24} ours {:>9}   tokio {:>9}   async-executor {:>9}   ours/tokio {:>5.2} ({:.2}-{:.2})   ours/async-executor {:>5.2} ({:.2}-{:.2})",
+            "  {:<24} ours {:>9}   tokio {:>9}   async-executor {:>9}   floor {:>9}   ours/tokio {:>5.2} ({:.2}-{:.2})   ours/async-executor {:>5.2} ({:.2}-{:.2})   ours/floor {:>5.1}   tokio/floor {:>5.1}",
             workload.name(),
             human_duration_ns(row.ours_ns),
             human_duration_ns(row.tokio_ns),
             human_duration_ns(row.smol_ns),
+            human_duration_ns(row.floor_ns),
             row.vs_tokio,
             row.vs_tokio_iqr.0,
             row.vs_tokio_iqr.1,
             row.vs_smol,
             row.vs_smol_iqr.0,
             row.vs_smol_iqr.1,
+            row.ours_vs_floor,
+            row.tokio_vs_floor,
         ));
         rows.push(row);
     }
@@ -119,6 +133,7 @@ pub fn run(console: &Console, config: &Config) -> Value {
     console.say(format!(
         "\nWorst median ratio against Tokio: {worst:.2}, against async-executor: {worst_smol:.2} (lower is better; in brackets the per-round ratios' 25th to 75th percentile)"
     ));
+    console.say(FLOOR_NOTE);
 
     json!({
         "experiment": "scheduler",
@@ -126,15 +141,19 @@ pub fn run(console: &Console, config: &Config) -> Value {
         "workers": config.workers,
         "rounds": config.rounds,
         "machine": machine.describe(),
+        "floor": FLOOR_IS,
         "results": rows.iter().map(|row| json!({
             "workload": row.workload.name(),
             "ours_ns": row.ours_ns.round(),
             "tokio_ns": row.tokio_ns.round(),
             "async_executor_ns": row.smol_ns.round(),
+            "floor_ns": row.floor_ns.round(),
             "ratio_vs_tokio": round3(row.vs_tokio),
             "ratio_vs_tokio_iqr": [round3(row.vs_tokio_iqr.0), round3(row.vs_tokio_iqr.1)],
             "ratio_vs_async_executor": round3(row.vs_smol),
             "ratio_vs_async_executor_iqr": [round3(row.vs_smol_iqr.0), round3(row.vs_smol_iqr.1)],
+            "ours_over_floor": round3(row.ours_vs_floor),
+            "tokio_over_floor": round3(row.tokio_vs_floor),
             "iterations_per_sample": row.iterations,
         })).collect::<Vec<_>>(),
     })
@@ -148,6 +167,7 @@ struct CurrentThreadRow {
     tokio_ns: f64,
     ours_one_worker_ns: f64,
     smol_ns: f64,
+    floor_ns: f64,
     /// Median of the per-round ratios ours / Tokio (both current-thread).
     vs_tokio: f64,
     /// Median of the per-round ratios ours on one worker / ours
@@ -155,6 +175,9 @@ struct CurrentThreadRow {
     one_worker_vs_current_thread: f64,
     /// Median of the per-round ratios ours / async-executor.
     vs_smol: f64,
+    /// Medians of the per-round ratios ours / floor and Tokio / floor.
+    ours_vs_floor: f64,
+    tokio_vs_floor: f64,
 }
 
 /// `--flavor current-thread`: the workloads on our current-thread runtime,
@@ -190,6 +213,7 @@ pub fn run_current_thread(console: &Console, config: &Config) -> Value {
         Contestant::new(&tokio),
         Contestant::new(&one_worker),
         Contestant::new(&smol),
+        Contestant::floor(),
     ];
 
     let mut rows = Vec::new();
@@ -198,20 +222,24 @@ pub fn run_current_thread(console: &Console, config: &Config) -> Value {
             continue;
         }
         let (iterations, samples) = measure(&contestants, workload, config);
-        let [a, b, c, d] = <[Vec<f64>; 4]>::try_from(samples).expect("four runtimes");
+        let [a, b, c, d, f] =
+            <[Vec<f64>; 5]>::try_from(samples).expect("four runtimes and the floor");
         let row = CurrentThreadRow {
             workload,
             iterations,
             vs_tokio: median_ratio(&a, &b),
             one_worker_vs_current_thread: median_ratio(&c, &a),
             vs_smol: median_ratio(&a, &d),
+            ours_vs_floor: median_ratio(&a, &f),
+            tokio_vs_floor: median_ratio(&b, &f),
             ours_ns: median(a),
             tokio_ns: median(b),
             ours_one_worker_ns: median(c),
             smol_ns: median(d),
+            floor_ns: median(f),
         };
         console.say(format!(
-            "  {:<24} ours {:>9}   tokio {:>9}   ours/tokio {:>5.2}   ours 1 worker {:>9} ({:.2}x)   async-executor {:>9}",
+            "  {:<24} ours {:>9}   tokio {:>9}   ours/tokio {:>5.2}   ours 1 worker {:>9} ({:.2}x)   async-executor {:>9}   ours/async-executor {:>5.2}   floor {:>9}   ours/floor {:>5.1}   tokio/floor {:>5.1}",
             workload.name(),
             human_duration_ns(row.ours_ns),
             human_duration_ns(row.tokio_ns),
@@ -219,15 +247,21 @@ pub fn run_current_thread(console: &Console, config: &Config) -> Value {
             human_duration_ns(row.ours_one_worker_ns),
             row.one_worker_vs_current_thread,
             human_duration_ns(row.smol_ns),
+            row.vs_smol,
+            human_duration_ns(row.floor_ns),
+            row.ours_vs_floor,
+            row.tokio_vs_floor,
         ));
         rows.push(row);
     }
     workloads::set_current_thread(false);
 
     let worst = rows.iter().map(|row| row.vs_tokio).fold(0.0, f64::max);
+    let worst_smol = rows.iter().map(|row| row.vs_smol).fold(0.0, f64::max);
     console.say(format!(
-        "\nWorst ratio against Tokio's current-thread runtime: {worst:.2} (lower is better); (Nx): ours on one worker / ours current-thread"
+        "\nWorst ratio against Tokio's current-thread runtime: {worst:.2}, against async-executor: {worst_smol:.2} (lower is better); (Nx): ours on one worker / ours current-thread"
     ));
+    console.say(FLOOR_NOTE);
 
     json!({
         "experiment": "scheduler",
@@ -240,6 +274,7 @@ pub fn run_current_thread(console: &Console, config: &Config) -> Value {
             "ours_multi_thread_1": "ours, multi-thread, 1 worker",
             "async_executor": SmolBlockOn::NAME,
         },
+        "floor": FLOOR_IS,
         "results": rows.iter().map(|row| json!({
             "workload": row.workload.name(),
             "ours_ns": row.ours_ns.round(),
@@ -249,10 +284,19 @@ pub fn run_current_thread(console: &Console, config: &Config) -> Value {
             "ratio_vs_tokio": round3(row.vs_tokio),
             "ratio_multi_thread_1_vs_current_thread": round3(row.one_worker_vs_current_thread),
             "ratio_vs_async_executor": round3(row.vs_smol),
+            "floor_ns": row.floor_ns.round(),
+            "ours_over_floor": round3(row.ours_vs_floor),
+            "tokio_over_floor": round3(row.tokio_vs_floor),
             "iterations_per_sample": row.iterations,
         })).collect::<Vec<_>>(),
     })
 }
+
+/// What the floor is, for the JSON.
+const FLOOR_IS: &str = "one thread, each spawn one allocation and one push onto a queue of its own, every queued task polled once per pass; no atomics, locks, wakers or other threads; no background tasks";
+
+/// What the floor is, under the table.
+const FLOOR_NOTE: &str = "floor: the same futures on one thread with nothing of a scheduler but an allocation and a queue push per spawn (no atomics, locks, wake-ups or background tasks); ours/floor and tokio/floor: medians of per-round ratios";
 
 /// One runtime of a comparison, as a way to take a sample on it.
 struct Contestant<'a> {
@@ -263,6 +307,25 @@ impl<'a> Contestant<'a> {
     fn new<R: Runtime>(rt: &'a R) -> Contestant<'a> {
         Contestant {
             sample: Box::new(move |workload, iterations| sample(rt, workload, iterations)),
+        }
+    }
+
+    /// The floor: the workload in its current-thread form (the done signal
+    /// awaited inside `block_on`, whose thread runs the tasks), and without
+    /// busy1's background tasks, which would only add their stalls.
+    fn floor() -> Contestant<'a> {
+        Contestant {
+            sample: Box::new(|workload, iterations| {
+                let flavor = workloads::current_thread();
+                workloads::set_current_thread(true);
+                let start = Instant::now();
+                for _ in 0..iterations {
+                    workload.run(&Floor);
+                }
+                let elapsed = start.elapsed();
+                workloads::set_current_thread(flavor);
+                elapsed.as_nanos() as f64 / iterations as f64
+            }),
         }
     }
 }

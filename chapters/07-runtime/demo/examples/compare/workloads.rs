@@ -333,6 +333,7 @@ pub fn set_current_thread(current_thread: bool) {
     CURRENT_THREAD.store(current_thread, Ordering::Relaxed);
 }
 
-fn current_thread() -> bool {
+/// Whether the workloads run in their current-thread form.
+pub fn current_thread() -> bool {
     CURRENT_THREAD.load(Ordering::Relaxed)
 }

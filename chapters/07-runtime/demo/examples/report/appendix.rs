@@ -379,19 +379,21 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     );
     let _ = writeln!(
         md,
-        "| workload | ours | Tokio | async-executor | ours / Tokio | ours / async-executor |\n|---|---|---|---|---|---|"
+        "| workload | ours | Tokio | async-executor | floor | ours / Tokio | ours / async-executor | ours / floor |\n|---|---|---|---|---|---|---|---|"
     );
     for row in sched["results"].as_array().into_iter().flatten() {
         let num = |key: &str| row[key].as_f64().unwrap_or(0.0);
         let name = row["workload"].as_str().unwrap_or("?");
         let _ = writeln!(
             md,
-            "| {name} | {} | {} | {} | {:.2} | {:.2} |",
+            "| {name} | {} | {} | {} | {} | {:.2} | {:.2} | {:.1} |",
             human_duration_ns(num("ours_ns")),
             human_duration_ns(num("tokio_ns")),
             human_duration_ns(num("async_executor_ns")),
+            human_duration_ns(num("floor_ns")),
             num("ratio_vs_tokio"),
-            num("ratio_vs_async_executor")
+            num("ratio_vs_async_executor"),
+            num("ours_over_floor")
         );
     }
 
@@ -404,16 +406,17 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     );
     let _ = writeln!(
         md,
-        "| pending timers | wheel: insert+cancel | heap: insert+cancel | wheel: insert+fire | heap: insert+fire |\n|---|---|---|---|---|"
+        "| pending timers | wheel: insert+cancel | heap: insert+cancel | floor: two array writes | wheel: insert+fire | heap: insert+fire |\n|---|---|---|---|---|---|"
     );
     for row in t["series"].as_array().into_iter().flatten() {
         let num = |key: &str| row[key].as_f64().unwrap_or(0.0);
         let _ = writeln!(
             md,
-            "| {} | {:.1} | {:.1} | {:.1} | {:.1} |",
+            "| {} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |",
             group_thousands(num("timers")),
             num("wheel_ns_per_op"),
             num("heap_ns_per_op"),
+            num("floor_ns_per_op"),
             num("wheel_fire_ns_per_timer"),
             num("heap_fire_ns_per_timer")
         );

@@ -43,7 +43,17 @@ use serde_json::{Map, Value, json};
 /// One table of `tables.md`: its section heading and its rows' cells.
 struct Table {
     heading: String,
+    /// The header row's cells: columns are found by name, so that a table
+    /// written before a column was added still reads right.
+    header: Vec<String>,
     rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    /// The index of the column headed `name`.
+    fn column(&self, name: &str) -> Option<usize> {
+        self.header.iter().position(|h| h == name)
+    }
 }
 
 /// The first line's machine ("AMD EPYC, 2 logical CPUs, ..., Linux 6.18.44")
@@ -76,9 +86,10 @@ fn parse(md: &str) -> (String, Vec<Table>) {
         }
         match tables.last_mut() {
             Some(t) if t.heading == heading => t.rows.push(cells),
-            // The first row of a new table is its header: keep it out.
+            // The first row of a new table is its header.
             _ => tables.push(Table {
                 heading: heading.clone(),
+                header: cells,
                 rows: Vec::new(),
             }),
         }
@@ -251,13 +262,17 @@ pub fn draw_and_record(
             plots::ns,
             &machine,
         )?;
+        let ratio = t.column("ours / Tokio");
         let ratios: Vec<(String, f64)> = t
             .rows
             .iter()
             .map(|r| {
                 (
                     r[0].clone(),
-                    r.get(4).and_then(|c| number_of(c)).unwrap_or(0.0),
+                    ratio
+                        .and_then(|i| r.get(i))
+                        .and_then(|c| number_of(c))
+                        .unwrap_or(0.0),
                 )
             })
             .collect();
@@ -274,22 +289,32 @@ pub fn draw_and_record(
 
     // Timers: four lines against the number pending.
     if let Some(t) = table(&tables, "Timers") {
-        let series = |i: usize| -> Vec<(f64, f64)> {
+        let series = |name: &str| -> Vec<(f64, f64)> {
+            let Some(i) = t.column(name) else {
+                return Vec::new();
+            };
             t.rows
                 .iter()
                 .filter_map(|r| Some((number_of(&r[0])?, number_of(r.get(i)?)?)))
                 .collect()
         };
-        plots::timer_lines(
-            &out.join("timers.svg"),
-            vec![
-                ("wheel: insert + cancel".into(), series(1)),
-                ("heap: insert + cancel".into(), series(2)),
-                ("wheel: insert + fire".into(), series(3)),
-                ("heap: insert + fire".into(), series(4)),
-            ],
-            &machine,
-        )?;
+        let mut lines = vec![
+            (
+                "wheel: insert + cancel".into(),
+                series("wheel: insert+cancel"),
+            ),
+            (
+                "heap: insert + cancel".into(),
+                series("heap: insert+cancel"),
+            ),
+            ("wheel: insert + fire".into(), series("wheel: insert+fire")),
+            ("heap: insert + fire".into(), series("heap: insert+fire")),
+        ];
+        let floor = series("floor: two array writes");
+        if !floor.is_empty() {
+            lines.push(("floor: two array writes".into(), floor));
+        }
+        plots::timer_lines(&out.join("timers.svg"), lines, &machine)?;
     }
 
     // An earlier run on another host, kept beside this one: its figures
@@ -361,9 +386,11 @@ fn extract(tables: &[Table], source: &str) -> BTreeMap<String, Figure> {
             );
         }
     }
-    if let Some(t) = table(tables, "Scheduler workloads") {
+    if let Some(t) = table(tables, "Scheduler workloads")
+        && let Some(column) = t.column("ours / Tokio")
+    {
         for r in &t.rows {
-            if let Some(ratio) = r.get(4).and_then(|c| number_of(c)) {
+            if let Some(ratio) = r.get(column).and_then(|c| number_of(c)) {
                 figures.insert(
                     format!("sched_{}_ours_over_tokio", r[0]),
                     (ratio, "ratio", format!("{source}scheduler table, {}", r[0])),
