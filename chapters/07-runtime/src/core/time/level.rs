@@ -17,6 +17,11 @@ pub(crate) const SLOT_BITS: u32 = 6;
 /// "No entry" in the intrusive lists.
 pub(crate) const NIL: u32 = u32::MAX;
 
+/// The slot a deadline falls in at level `level`: its six bits there.
+pub(crate) fn slot_for(level: u32, deadline: u64) -> usize {
+    ((deadline >> (SLOT_BITS * level)) as usize) % SLOTS
+}
+
 /// One level of the wheel.
 pub(crate) struct Level {
     /// Which level this is (0 = milliseconds).
@@ -60,7 +65,7 @@ impl Level {
 
     /// The slot a deadline falls in, at this level.
     pub(crate) fn slot_for(&self, deadline: u64) -> usize {
-        ((deadline >> (SLOT_BITS * self.level)) as usize) % SLOTS
+        slot_for(self.level, deadline)
     }
 
     /// The next occupied slot at or after `now`, and when it starts.

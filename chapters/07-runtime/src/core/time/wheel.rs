@@ -41,7 +41,8 @@
 //!
 //! Book: Chapter 7, "The timing wheel".
 
-use super::level::{Expiration, Level, NIL, SLOT_BITS};
+use super::level::{Expiration, Level, NIL, SLOT_BITS, slot_for};
+use std::num::NonZeroU32;
 use std::task::Waker;
 
 /// Levels (6 x 6 bits of milliseconds: about 2.2 years).
@@ -57,7 +58,9 @@ const OVERFLOW: u8 = LEVELS as u8;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct TimerKey {
     index: u32,
-    generation: u32,
+    /// Never zero, so that an `Option<TimerKey>` is 8 bytes, which
+    /// `insert` returns in a register.
+    generation: NonZeroU32,
 }
 
 /// Where a timer is in its life.
@@ -79,7 +82,7 @@ struct Link {
     prev: u32,
     next: u32,
     /// Bumped on every reuse, so a stale key finds nothing.
-    generation: u32,
+    generation: NonZeroU32,
     /// Where the entry is linked (Pending).
     level: u8,
     slot: u8,
@@ -93,7 +96,7 @@ pub(crate) struct Wheel {
     /// The current time, in ms since start: every timer at or before it has
     /// fired.
     elapsed: u64,
-    levels: Vec<Level>,
+    levels: [Level; LEVELS],
     /// Timers beyond the current top-level turn.
     overflow: u32,
     /// The entries, split in three tables by index: the links (hot), the
@@ -117,7 +120,7 @@ impl Wheel {
     pub(crate) fn new() -> Wheel {
         Wheel {
             elapsed: 0,
-            levels: (0..LEVELS as u32).map(Level::new).collect(),
+            levels: std::array::from_fn(|level| Level::new(level as u32)),
             overflow: NIL,
             links: Vec::new(),
             deadlines: Vec::new(),
@@ -138,13 +141,10 @@ impl Wheel {
         if deadline <= self.elapsed {
             return None;
         }
-        let index = self.allocate(deadline, waker);
-        self.link(index);
+        let key = self.allocate(deadline, waker);
+        self.link(key.index, deadline);
         self.pending += 1;
-        Some(TimerKey {
-            index,
-            generation: self.links[index as usize].generation,
-        })
+        Some(key)
     }
 
     /// The timer's state, or `None` if the key is stale.
@@ -219,7 +219,8 @@ impl Wheel {
             while index != NIL {
                 let i = index as usize;
                 let next = self.links[i].next;
-                if self.deadlines[i] <= self.elapsed {
+                let deadline = self.deadlines[i];
+                if deadline <= self.elapsed {
                     self.links[i].state = Some(TimerState::Fired);
                     self.pending -= 1;
                     if let Some(waker) = self.wakers[i].take() {
@@ -227,7 +228,7 @@ impl Wheel {
                     }
                 } else {
                     // Cascade: a lower level now that the time is closer.
-                    self.link(index);
+                    self.link(index, deadline);
                 }
                 index = next;
             }
@@ -253,37 +254,43 @@ impl Wheel {
         (link.generation == key.generation && link.state.is_some()).then_some(key.index as usize)
     }
 
-    fn allocate(&mut self, deadline: u64, waker: Waker) -> u32 {
-        if self.free != NIL {
-            let index = self.free;
+    fn allocate(&mut self, deadline: u64, waker: Waker) -> TimerKey {
+        let index = self.free;
+        let generation = if index != NIL {
             let i = index as usize;
-            self.free = self.links[i].next;
-            self.links[i].state = Some(TimerState::Pending);
+            let link = &mut self.links[i];
+            self.free = link.next;
+            link.state = Some(TimerState::Pending);
             self.deadlines[i] = deadline;
             self.wakers[i] = Some(waker);
-            index
+            link.generation
         } else {
             let index = u32::try_from(self.links.len()).expect("fewer than 4 billion timers");
             assert!(index != NIL, "fewer than 4 billion timers");
             self.links.push(Link {
                 prev: NIL,
                 next: NIL,
-                generation: 0,
+                generation: NonZeroU32::MIN,
                 level: 0,
                 slot: 0,
                 state: Some(TimerState::Pending),
             });
             self.deadlines.push(deadline);
             self.wakers.push(Some(waker));
-            index
-        }
+            return TimerKey {
+                index,
+                generation: NonZeroU32::MIN,
+            };
+        };
+        TimerKey { index, generation }
     }
 
     fn release(&mut self, index: u32) {
         self.wakers[index as usize] = None;
         let link = &mut self.links[index as usize];
         link.state = None;
-        link.generation = link.generation.wrapping_add(1);
+        // 1, 2, ... u32::MAX, 1, ...: zero is not a generation.
+        link.generation = link.generation.checked_add(1).unwrap_or(NonZeroU32::MIN);
         link.prev = NIL;
         link.next = self.free;
         self.free = index;
@@ -291,29 +298,26 @@ impl Wheel {
 
     /// Links a pending entry into the slot its deadline belongs in now.
     // ANCHOR: link
-    fn link(&mut self, index: u32) {
-        let deadline = self.deadlines[index as usize];
-        let (level, slot) = if deadline > self.elapsed | TURN_MASK {
+    fn link(&mut self, index: u32, deadline: u64) {
+        // At the head of the slot's list: the old head comes next.
+        let (level, slot, next) = if deadline > self.elapsed | TURN_MASK {
             // Beyond this turn of the top level.
-            (OVERFLOW, 0)
+            (OVERFLOW, 0, std::mem::replace(&mut self.overflow, index))
         } else {
             let level = level_for(self.elapsed, deadline);
-            (level as u8, self.levels[level].slot_for(deadline))
+            let slot = slot_for(level as u32, deadline);
+            let at = &mut self.levels[level];
+            at.occupied |= 1 << slot;
+            let next = std::mem::replace(&mut at.heads[slot], index);
+            (level as u8, slot, next)
         };
-        let head = *self.head_mut(level, slot);
-        {
-            let link = &mut self.links[index as usize];
-            link.level = level;
-            link.slot = slot as u8;
-            link.prev = NIL;
-            link.next = head;
-        }
-        if head != NIL {
-            self.links[head as usize].prev = index;
-        }
-        *self.head_mut(level, slot) = index;
-        if level != OVERFLOW {
-            self.levels[level as usize].occupied |= 1 << slot;
+        let link = &mut self.links[index as usize];
+        link.level = level;
+        link.slot = slot as u8;
+        link.prev = NIL;
+        link.next = next;
+        if next != NIL {
+            self.links[next as usize].prev = index;
         }
     }
     // ANCHOR_END: link
@@ -336,9 +340,14 @@ impl Wheel {
             slot,
             ..
         } = self.links[index as usize];
-        let slot = slot as usize;
         if prev == NIL {
+            // The head of its slot's list: the slot now starts at `next`,
+            // and is empty if that is NIL.
+            let slot = slot as usize;
             *self.head_mut(level, slot) = next;
+            if next == NIL && level != OVERFLOW {
+                self.levels[level as usize].occupied &= !(1 << slot);
+            }
         } else {
             self.links[prev as usize].next = next;
             // `prev` was linked after this entry, into the same slot. Timers
@@ -353,9 +362,6 @@ impl Wheel {
         }
         if next != NIL {
             self.links[next as usize].prev = prev;
-        }
-        if level != OVERFLOW && self.levels[level as usize].heads[slot] == NIL {
-            self.levels[level as usize].occupied &= !(1 << slot);
         }
     }
     // ANCHOR_END: unlink
