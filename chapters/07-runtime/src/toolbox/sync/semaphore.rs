@@ -13,8 +13,19 @@
 //! it gets any, even a waiter that needs only one. So a writer waiting for
 //! every permit of an `RwLock` is not starved by a stream of readers, and a
 //! task waiting for ten permits is not overtaken forever by tasks that want
-//! one. A waiter whose need is met is taken out of the line and woken; its
-//! future finds its permits assigned when it is polled.
+//! one. A waiter whose need is met is taken out of the line (its slot
+//! freed) and woken.
+//!
+//! **Served, learnt without the lock.** Each waiter gets a *ticket* as it
+//! joins, one more than the last; since the line is served in order, the
+//! semaphore only has to publish, in an atomic word, the ticket of the
+//! waiter now at its head (or the next ticket, with nobody waiting). A woken
+//! future whose ticket is below it has left the line, so it was served:
+//! one atomic load, no lock. Only a future that is still waiting (a
+//! spurious poll) or that finds the semaphore closed takes the lock, to
+//! store its new waker or to learn whether it was served before the close.
+//! So a contended mutex's hand-off costs two lock round trips, the unlock
+//! and the next `lock()` that joins the line, as Tokio's does.
 //!
 //! One invariant makes the rest simple: **while anyone is in the line, no
 //! permit is free** (`permits == 0`). A release feeds the head until the
@@ -36,15 +47,18 @@
 //! themselves, each with an atomic count of the permits it still needs. A
 //! release still takes the waiters' lock and assigns permits to the head,
 //! as ours does. Ours keeps everything under one `Mutex` (the count, the
-//! closed flag and the line, in a reusable `Vec` of slots), so it needs no
+//! closed flag and the line, in a reusable `Vec` of slots; only the head
+//! ticket is mirrored outside it, written under it), so it needs no
 //! `unsafe` and each operation is one short critical section: an
 //! uncontended acquire and release cost two lock round trips where Tokio's
-//! cost one and two atomic operations. The book measures what that costs.
+//! cost one and two atomic operations. A served waiter learns it from the
+//! head ticket (above) where Tokio's reads its node's atomic count. The
+//! book measures what that costs.
 //!
 //! Book: Chapter 8, "Locks and notification".
 
 use super::wait_list::{WaitList, WakeList};
-use crate::loom::{Mutex, MutexGuard};
+use crate::loom::{AtomicU64, Mutex, MutexGuard, Ordering};
 use crate::task::coop;
 use std::fmt;
 use std::future::Future;
@@ -55,13 +69,28 @@ use std::task::{Context, Poll};
 /// A counting semaphore whose waiters are served in the order they came.
 pub struct Semaphore {
     state: Mutex<State>,
+    /// The ticket of the waiter at the head of the line or, with the line
+    /// empty, the ticket the next waiter will get; [`CLOSED`] once closed.
+    /// Written under `state`'s lock whenever the head changes, read without
+    /// it by a waiting acquire: every ticket below it has left the line.
+    head: AtomicU64,
 }
+
+/// `head` once the semaphore is closed: above every ticket, so that every
+/// waiter looks, and takes the lock to learn whether it was served first.
+const CLOSED: u64 = u64::MAX;
 
 struct State {
     /// Free permits. Zero whenever `waiters` is not empty.
     permits: usize,
     closed: bool,
     waiters: WaitList<Waiter>,
+    /// The ticket the next waiter to join the line gets: tickets rise in
+    /// line order, so the line is served in ticket order.
+    next_ticket: u64,
+    /// Set by `close`: the head's ticket then. The waiters from it on were
+    /// closed out; those before it had been served.
+    closed_from: u64,
 }
 
 /// One waiter in the line.
@@ -69,10 +98,31 @@ struct State {
 struct Waiter {
     /// Permits it asked for.
     needed: usize,
-    /// Permits assigned to it so far; equal to `needed` once it is served.
+    /// Permits assigned to it so far (it leaves the line when they reach
+    /// `needed`).
     assigned: usize,
-    /// The semaphore was closed while it waited.
-    closed: bool,
+    /// Its place in the order of arrival.
+    ticket: u64,
+}
+
+impl State {
+    fn new(permits: usize) -> State {
+        State {
+            permits,
+            closed: false,
+            waiters: WaitList::new(),
+            next_ticket: 0,
+            closed_from: 0,
+        }
+    }
+
+    /// What `Semaphore::head` must say: the head's ticket, or the next one.
+    fn head_ticket(&self) -> u64 {
+        match self.waiters.front() {
+            Some(key) => self.waiters.peek(key).ticket,
+            None => self.next_ticket,
+        }
+    }
 }
 
 /// Error from [`Semaphore::acquire`] and its relatives: the semaphore was
@@ -122,11 +172,8 @@ impl Semaphore {
             Self::MAX_PERMITS
         );
         Semaphore {
-            state: Mutex::new(State {
-                permits,
-                closed: false,
-                waiters: WaitList::new(),
-            }),
+            state: Mutex::new(State::new(permits)),
+            head: AtomicU64::new(0),
         }
     }
 
@@ -149,7 +196,10 @@ impl Semaphore {
                 permits,
                 closed: false,
                 waiters: WaitList::new(),
+                next_ticket: 0,
+                closed_from: 0,
             }),
+            head: AtomicU64::new(0),
         }
     }
 
@@ -309,11 +359,17 @@ impl Semaphore {
         let mut wakers = WakeList::new();
         {
             let mut state = self.lock();
+            if state.closed {
+                return;
+            }
             state.closed = true;
+            state.closed_from = state.head_ticket();
+            // Every waiter leaves the line; its slot stays, for its future
+            // to read what had been assigned to it and give that back.
             while let Some(key) = state.waiters.front() {
-                state.waiters.payload(key).closed = true;
                 wakers.push(state.waiters.unlink(key));
             }
+            self.head.store(CLOSED, Ordering::Release);
         }
         wakers.wake_all();
     }
@@ -352,39 +408,84 @@ impl Semaphore {
             return;
         }
         let mut state = self.lock();
-        if state.waiters.is_empty() {
+        let Some(head) = state.waiters.front() else {
             // Nobody to wake (the common, uncontended case): no wake list.
             add_free(&mut state, n);
             return;
+        };
+        let waiter = state.waiters.peek(head);
+        if waiter.needed - waiter.assigned == n {
+            // The contended mutex's case: the permits meet exactly the
+            // head's need. What `assign` would do, for one waiter, without
+            // a wake list to fill and empty.
+            let waker = state.waiters.take(head);
+            self.publish_head(&state);
+            drop(state);
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+            return;
         }
         let mut wakers = WakeList::new();
-        assign(&mut state, n, &mut wakers);
+        self.assign(&mut state, n, &mut wakers);
         drop(state);
         wakers.wake_all();
     }
-}
 
-/// Assigns `n` released permits: to the head of the line until its need is
-/// met (then it leaves the line and its waker is collected), then to the
-/// next; whatever is left when the line is empty becomes free.
-// ANCHOR: assign
-#[track_caller]
-fn assign(state: &mut State, mut n: usize, wakers: &mut WakeList) {
-    while n > 0 {
-        let Some(head) = state.waiters.front() else {
-            break;
-        };
-        let waiter = state.waiters.payload(head);
-        let given = n.min(waiter.needed - waiter.assigned);
-        waiter.assigned += given;
-        n -= given;
-        if waiter.assigned == waiter.needed {
-            wakers.push(state.waiters.unlink(head));
+    /// Publishes the head's ticket after the head changed (never once
+    /// closed: the line is empty for good then, and `head` says `CLOSED`).
+    fn publish_head(&self, state: &State) {
+        if !state.closed {
+            // Release: a waiter that reads it without the lock and sees it
+            // has been served also sees everything done before the permits
+            // came back (the guarded value, for a lock).
+            self.head.store(state.head_ticket(), Ordering::Release);
         }
     }
-    add_free(state, n);
+
+    /// Where the waiter with `ticket` stands, under the lock (where `head`
+    /// is exact): still in line (`None`), served, or closed out.
+    fn outcome(&self, state: &State, ticket: u64) -> Option<Result<(), AcquireError>> {
+        if self.head.load(Ordering::Relaxed) <= ticket {
+            None
+        } else if state.closed && ticket >= state.closed_from {
+            Some(Err(AcquireError(())))
+        } else {
+            Some(Ok(()))
+        }
+    }
 }
-// ANCHOR_END: assign
+
+impl Semaphore {
+    /// Assigns `n` released permits: to the head of the line until its need
+    /// is met (then it leaves the line, its slot is freed, and its waker is
+    /// collected), then to the next; whatever is left when the line is empty
+    /// becomes free. If anyone was served, the new head's ticket is
+    /// published: that is how the served learn it.
+    // ANCHOR: assign
+    #[track_caller]
+    fn assign(&self, state: &mut State, mut n: usize, wakers: &mut WakeList) {
+        let mut served = false;
+        while n > 0 {
+            let Some(head) = state.waiters.front() else {
+                break;
+            };
+            let waiter = state.waiters.payload(head);
+            let given = n.min(waiter.needed - waiter.assigned);
+            waiter.assigned += given;
+            n -= given;
+            if waiter.assigned == waiter.needed {
+                wakers.push(state.waiters.take(head));
+                served = true;
+            }
+        }
+        if served {
+            self.publish_head(state);
+        }
+        add_free(state, n);
+    }
+    // ANCHOR_END: assign
+}
 
 /// Makes `n` permits free; panics past `MAX_PERMITS`.
 #[track_caller]
@@ -403,8 +504,18 @@ fn add_free(state: &mut State, n: usize) {
 pub(crate) struct Acquire<'a> {
     sem: &'a Semaphore,
     needed: usize,
-    /// Our slot in the line, once we joined it and until we leave it.
-    key: Option<usize>,
+    /// Our place in the line, once we joined it and until we learn that we
+    /// left it.
+    place: Option<Place>,
+}
+
+/// A waiter's place in the line: its slot (valid while it is in the line,
+/// and after a close took it out; a served slot is freed at once and may be
+/// reused) and its ticket.
+#[derive(Clone, Copy)]
+struct Place {
+    key: usize,
+    ticket: u64,
 }
 
 impl<'a> Acquire<'a> {
@@ -412,7 +523,7 @@ impl<'a> Acquire<'a> {
         Acquire {
             sem,
             needed,
-            key: None,
+            place: None,
         }
     }
 }
@@ -424,9 +535,9 @@ impl Future for Acquire<'_> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let budget = std::task::ready!(coop::poll_proceed(cx));
         let this = &mut *self;
-        let mut state = this.sem.lock();
-        let Some(key) = this.key else {
+        let Some(place) = this.place else {
             // First poll.
+            let mut state = this.sem.lock();
             if state.closed {
                 budget.made_progress();
                 return Poll::Ready(Err(AcquireError(())));
@@ -437,36 +548,55 @@ impl Future for Acquire<'_> {
                 return Poll::Ready(Ok(()));
             }
             // Not enough: take what is free (the line is empty, since some
-            // are free or none are needed) and join the line.
+            // are free or none are needed) and join the line with the next
+            // ticket. (If the line was empty, `head` already names that
+            // ticket; if not, the head is unchanged: nothing to publish.)
             let taken = state.permits;
             state.permits = 0;
+            let ticket = state.next_ticket;
+            state.next_ticket += 1;
             let waiter = Waiter {
                 needed: this.needed,
                 assigned: taken,
-                closed: false,
+                ticket,
             };
-            this.key = Some(state.waiters.push_back(waiter, Some(cx.waker().clone())));
+            let key = state.waiters.push_back(waiter, Some(cx.waker().clone()));
+            this.place = Some(Place { key, ticket });
             return Poll::Pending;
         };
-        if state.waiters.is_linked(key) {
-            // Still in line: make sure the latest waker is the one woken.
-            state.waiters.set_waker(key, cx.waker());
-            return Poll::Pending;
+        // Later polls. A head past our ticket means we have left the line:
+        // served, then, unless the semaphore was closed. No lock to learn it.
+        let head = this.sem.head.load(Ordering::Acquire);
+        if head > place.ticket && head != CLOSED {
+            this.place = None;
+            budget.made_progress();
+            return Poll::Ready(Ok(()));
         }
-        // Served or closed: leave, and take the outcome.
-        this.key = None;
-        let waiter = state.waiters.free(key);
-        budget.made_progress();
-        if waiter.closed {
-            // Give back what was assigned before the close.
-            let assigned = waiter.assigned;
-            let mut wakers = WakeList::new();
-            assign(&mut state, assigned, &mut wakers);
-            drop(state);
-            wakers.wake_all();
-            return Poll::Ready(Err(AcquireError(())));
+        let mut state = this.sem.lock();
+        match this.sem.outcome(&state, place.ticket) {
+            None => {
+                // Still in line: make sure the latest waker is the one woken.
+                state.waiters.set_waker(place.key, cx.waker());
+                Poll::Pending
+            }
+            Some(Ok(())) => {
+                // Served just now.
+                this.place = None;
+                budget.made_progress();
+                Poll::Ready(Ok(()))
+            }
+            Some(Err(closed)) => {
+                // Closed out: give back what was assigned before the close.
+                this.place = None;
+                budget.made_progress();
+                let assigned = state.waiters.free(place.key).assigned;
+                let mut wakers = WakeList::new();
+                this.sem.assign(&mut state, assigned, &mut wakers);
+                drop(state);
+                wakers.wake_all();
+                Poll::Ready(Err(closed))
+            }
         }
-        Poll::Ready(Ok(()))
     }
     // ANCHOR_END: acquire_poll
 }
@@ -474,14 +604,26 @@ impl Future for Acquire<'_> {
 // ANCHOR: acquire_drop
 impl Drop for Acquire<'_> {
     fn drop(&mut self) {
-        let Some(key) = self.key else { return };
+        let Some(place) = self.place else { return };
         let mut wakers = WakeList::new();
         {
             let mut state = self.sem.lock();
-            // Whatever was assigned to us (all of it, if we were served but
-            // never polled again) goes to whoever is next.
-            let assigned = state.waiters.free(key).assigned;
-            assign(&mut state, assigned, &mut wakers);
+            let sem = self.sem;
+            // Whatever was assigned to us goes to whoever is next.
+            let assigned = match sem.outcome(&state, place.ticket) {
+                // Still in line: leave it (if we were its head, the next
+                // waiter is now), with what we were given so far.
+                None => {
+                    let assigned = state.waiters.free(place.key).assigned;
+                    sem.publish_head(&state);
+                    assigned
+                }
+                // Served, but never polled again: all of it.
+                Some(Ok(())) => self.needed,
+                // Closed out: what was assigned before the close.
+                Some(Err(_)) => state.waiters.free(place.key).assigned,
+            };
+            sem.assign(&mut state, assigned, &mut wakers);
         }
         wakers.wake_all();
     }
@@ -723,7 +865,7 @@ pub(crate) mod loom_block_on {
 mod loom_semaphore {
     use super::loom_block_on::block_on;
     use super::*;
-    use crate::loom::thread;
+    use crate::loom::{AtomicUsize, thread};
 
     /// A release on one thread races an acquire on another that must wait:
     /// the waiter is always woken and gets the permit.
@@ -738,6 +880,95 @@ mod loom_semaphore {
                 assert_eq!(permit.num_permits(), 1);
             });
             releaser.join().unwrap();
+            assert_eq!(sem.available_permits(), 1);
+        });
+    }
+
+    /// The contended mutex's hand-off: two waiters queue behind a held
+    /// permit, and each learns that it was served from the head ticket,
+    /// without the lock. Each one, holding the permit, increments a counter
+    /// with relaxed atomics, so only the semaphore orders the increments: a
+    /// hand-off that did not carry the holder's writes to the next, or a
+    /// waiter left asleep, fails the model. One waiter sleeps until woken;
+    /// the other polls again and again without being woken, so that its
+    /// look at the head ticket is all that orders it after the release (the
+    /// wake-up, a lock and a condition variable, would order it anyway).
+    #[test]
+    fn loom_served_waiters_learn_it_from_the_head_ticket() {
+        loom::model(|| {
+            let sem = Arc::new(Semaphore::new(1));
+            let count = Arc::new(AtomicUsize::new(0));
+            let held = sem.clone().try_acquire_owned().unwrap();
+            let increment = |count: &AtomicUsize| {
+                let seen = count.load(Ordering::Relaxed);
+                count.store(seen + 1, Ordering::Relaxed);
+            };
+            let other = {
+                let (sem, count) = (sem.clone(), count.clone());
+                thread::spawn(move || {
+                    let mut acquire = Acquire::new(&sem, 1);
+                    let mut cx = Context::from_waker(std::task::Waker::noop());
+                    while Pin::new(&mut acquire).poll(&mut cx).is_pending() {
+                        thread::yield_now();
+                    }
+                    increment(&count);
+                    sem.release(1);
+                })
+            };
+            let releaser = {
+                let count = count.clone();
+                thread::spawn(move || {
+                    count.store(1, Ordering::Relaxed);
+                    drop(held);
+                })
+            };
+            block_on(async {
+                let _permit = sem.acquire().await.unwrap();
+                increment(&count);
+            });
+            other.join().unwrap();
+            releaser.join().unwrap();
+            assert_eq!(count.load(Ordering::Relaxed), 3);
+            assert_eq!(sem.available_permits(), 1);
+        });
+    }
+
+    /// A waiter polled once with one waker and then with another, while a
+    /// release races the second poll (whose look at the head ticket may
+    /// come just before the release, and its lock just after): it is always
+    /// woken, through whichever waker the release finds.
+    #[test]
+    fn loom_a_waiter_that_changes_its_waker_is_still_woken() {
+        loom::model(|| {
+            let sem = Arc::new(Semaphore::new(1));
+            let held = sem.clone().try_acquire_owned().unwrap();
+            let mut acquire = Box::pin(Acquire::new(&sem, 1));
+            let mut cx = Context::from_waker(std::task::Waker::noop());
+            assert!(acquire.as_mut().poll(&mut cx).is_pending());
+            let releaser = thread::spawn(move || drop(held));
+            assert!(block_on(acquire).is_ok());
+            releaser.join().unwrap();
+            // The permit `acquire` took is not given back by a guard here.
+            assert_eq!(sem.available_permits(), 0);
+        });
+    }
+
+    /// `close` races a release that would serve the waiter: the waiter
+    /// either is served (the release came first) or fails, never hangs, and
+    /// no permit is lost either way.
+    #[test]
+    fn loom_close_racing_a_hand_off_serves_or_fails_the_waiter() {
+        loom::model(|| {
+            let sem = Arc::new(Semaphore::new(1));
+            let held = sem.clone().try_acquire_owned().unwrap();
+            let releaser = thread::spawn(move || drop(held));
+            let closer = {
+                let sem = sem.clone();
+                thread::spawn(move || sem.close())
+            };
+            drop(block_on(sem.acquire()));
+            releaser.join().unwrap();
+            closer.join().unwrap();
             assert_eq!(sem.available_permits(), 1);
         });
     }

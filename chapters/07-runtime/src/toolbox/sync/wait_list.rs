@@ -11,8 +11,12 @@
 //! leaves it allocated, so that the future can read, at its next poll, what
 //! it was given. Only the future frees its slot ([`free`](WaitList::free)),
 //! in its poll or its `Drop`, so a key is never reused while a future may
-//! still read it. Freed slots are kept on a free list: a primitive that has
-//! had at most *n* waiters at once holds *n* slots and allocates no more.
+//! still read it. (The semaphore is the exception: its waiting futures learn
+//! that they were served from a ticket outside the list, so it frees a
+//! served slot at once, with [`take`](WaitList::take), and a served future
+//! never uses its key again.) Freed slots are kept on a
+//! free list: a primitive that has had at most *n* waiters at once holds *n*
+//! slots and allocates no more.
 //!
 //! Tokio threads the same line through the waiting futures themselves (an
 //! intrusive doubly linked list of pinned nodes), which needs no allocation
@@ -150,6 +154,17 @@ impl<T> WaitList<T> {
         slot.waker.take()
     }
 
+    /// Takes the waiter out of the line and frees its slot at once, for a
+    /// primitive whose futures do not read their slot once served; returns
+    /// its waker, to be woken once the caller has released its lock.
+    pub(crate) fn take(&mut self, key: usize) -> Option<Waker> {
+        let waker = self.unlink(key);
+        let slot = &mut self.slots[key];
+        slot.next = self.free;
+        self.free = key;
+        waker
+    }
+
     /// Frees the waiter's slot, taking it out of the line first if it is
     /// still there; returns its payload's final state.
     pub(crate) fn free(&mut self, key: usize) -> &T {
@@ -176,7 +191,6 @@ pub(crate) fn store_waker(stored: &mut Option<Waker>, waker: &Waker) {
 
 /// Wakers collected under a lock, to be woken after it is released (a woken
 /// task may run at once on this thread and want the same lock).
-#[derive(Default)]
 pub(crate) struct WakeList {
     inline: [Option<Waker>; INLINE_WAKERS],
     len: usize,
@@ -184,10 +198,19 @@ pub(crate) struct WakeList {
 }
 
 impl WakeList {
+    // The three are `#[inline]`: a release that wakes one waiter is the
+    // contended lock's hot path, and a call per step would copy the whole
+    // list (nine wakers' worth of stack) from frame to frame.
+    #[inline]
     pub(crate) fn new() -> WakeList {
-        WakeList::default()
+        WakeList {
+            inline: [const { None }; INLINE_WAKERS],
+            len: 0,
+            spill: Vec::new(),
+        }
     }
 
+    #[inline]
     pub(crate) fn push(&mut self, waker: Option<Waker>) {
         let Some(waker) = waker else { return };
         if self.len < INLINE_WAKERS {
@@ -199,12 +222,18 @@ impl WakeList {
     }
 
     /// Wakes them all (call with no lock held).
+    #[inline]
     pub(crate) fn wake_all(mut self) {
-        for waker in self.inline[..self.len].iter_mut().filter_map(Option::take) {
-            waker.wake();
+        for slot in &mut self.inline[..self.len] {
+            if let Some(waker) = slot.take() {
+                waker.wake();
+            }
         }
-        for waker in self.spill.drain(..) {
-            waker.wake();
+        self.len = 0;
+        if !self.spill.is_empty() {
+            for waker in self.spill.drain(..) {
+                waker.wake();
+            }
         }
     }
 }
