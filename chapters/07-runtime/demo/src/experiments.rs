@@ -684,11 +684,13 @@ fn wheel_ops(pending: usize, ops: usize) -> f64 {
 
 /// The floor of the insert-and-cancel loop: what the machine allows for
 /// storing a timer and forgetting one. The same loop as [`wheel_ops`] (the
-/// same deadlines, the same queue of keys, a waker cloned and dropped),
-/// but a timer is one write of its deadline into an array slot chosen by
-/// its number, and a cancel one write that clears the oldest's slot. No
-/// structure can do less and still hold the timers; at a million pending
-/// the array is 8 MB, so the writes miss the cache as the wheel's do.
+/// same deadlines, the same queue of keys, a waker cloned and dropped), but
+/// the timers live in a plain array, and the new timer is written into the
+/// slot the cancelled one frees: a cancel is one write that clears a slot,
+/// an insert one write that fills it. The wheel's free list reuses entries
+/// the same way (last freed, first reused), so the floor's writes walk the
+/// array in the order the wheel's do; what the wheel adds is its lists and
+/// levels.
 fn floor_ops(pending: usize, ops: usize) -> f64 {
     let waker = std::task::Waker::noop();
     let mut slots: Vec<(u64, Option<std::task::Waker>)> = (0..pending as u64)
@@ -697,15 +699,11 @@ fn floor_ops(pending: usize, ops: usize) -> f64 {
     let mut keys: std::collections::VecDeque<usize> = (0..pending).collect();
     let start = thread_cpu_ns();
     for i in 0..ops as u64 {
-        // The slot of timer `pending + i`: its number scrambled, then
-        // scaled to the array by a multiply (no division), so that the
-        // writes scatter over the array as a real table's entries do.
-        let hash = (pending as u64 + i).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let key = ((u128::from(hash) * pending as u128) >> 64) as usize;
-        slots[key] = (deadline_ms(pending as u64 + i), Some(waker.clone()));
-        keys.push_back(key);
         let old = keys.pop_front().expect("not empty");
         slots[old] = (0, None);
+        black_box(&slots[old]);
+        slots[old] = (deadline_ms(pending as u64 + i), Some(waker.clone()));
+        keys.push_back(old);
     }
     let elapsed = thread_cpu_ns() - start;
     black_box(&slots);

@@ -91,7 +91,7 @@ pub fn compare(console: &Console, quick: bool) -> Value {
     ));
     console.say("(and, in the last two columns, N timers inserted then all fired, ns per timer)");
     console.say("(the thread's CPU time, not the wall clock: a shared machine's waits for a CPU are left out)");
-    console.say("(floor: the same loop with each timer one array write, each cancel another)");
+    console.say("(floor: the same loop on a plain array, each cancel one write clearing a slot, each insert one write filling it)");
     console.say(format!(
         "  {:>10} {:>14} {:>14} {:>14} {:>14} {:>14}",
         "pending", "wheel ns/op", "heap ns/op", "floor ns/op", "wheel fire", "heap fire"
@@ -180,7 +180,7 @@ pub fn compare(console: &Console, quick: bool) -> Value {
         "machine": chapter_01::machine::Machine::current().describe(),
         "ops_per_size": ops,
         "clock": "thread CPU time (the sleeps: wall clock)",
-        "floor": "the same loop, each timer one write of its deadline (and waker) into an array slot, each cancel one write clearing the oldest's slot",
+        "floor": "the same loop on a plain array: each cancel one write clearing the oldest timer's slot, each insert one write of its deadline and waker into the slot so freed",
         "rounds": rounds,
         "series": series,
         "growth_1m_vs_1k": growth,
