@@ -481,21 +481,8 @@ impl Spawner for FloorSpawner {
     }
 
     fn yield_now(&self) -> impl Future<Output = ()> + Send + 'static {
-        PendingOnce(false)
-    }
-}
-
-/// The floor's yield: `Pending` once, waking nobody (the next pass polls
-/// the task again anyway).
-pub struct PendingOnce(bool);
-
-impl Future for PendingOnce {
-    type Output = ();
-    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<()> {
-        if self.0 {
-            return Poll::Ready(());
-        }
-        self.0 = true;
-        Poll::Pending
+        // Its wake goes to the floor's no-op waker; the next pass polls the
+        // task again anyway.
+        YieldNow(false)
     }
 }

@@ -318,13 +318,9 @@ impl<'a> Contestant<'a> {
             sample: Box::new(|workload, iterations| {
                 let flavor = workloads::current_thread();
                 workloads::set_current_thread(true);
-                let start = Instant::now();
-                for _ in 0..iterations {
-                    workload.run(&Floor);
-                }
-                let elapsed = start.elapsed();
+                let ns = time_runs(&Floor, workload, iterations);
                 workloads::set_current_thread(flavor);
-                elapsed.as_nanos() as f64 / iterations as f64
+                ns
             }),
         }
     }
@@ -376,15 +372,20 @@ fn ratio_quartiles(a: &[f64], b: &[f64]) -> (f64, f64) {
 /// background (if any) running.
 fn sample<R: Runtime>(rt: &R, workload: Workload, iterations: usize) -> f64 {
     let background = workload.background(rt);
+    let ns = time_runs(rt, workload, iterations);
+    if let Some(background) = background {
+        background.stop(rt);
+    }
+    ns
+}
+
+/// Mean time of one run of `workload`, over `iterations` runs.
+fn time_runs<R: Runtime>(rt: &R, workload: Workload, iterations: usize) -> f64 {
     let start = Instant::now();
     for _ in 0..iterations {
         workload.run(rt);
     }
-    let elapsed = start.elapsed();
-    if let Some(background) = background {
-        background.stop(rt);
-    }
-    elapsed.as_nanos() as f64 / iterations as f64
+    start.elapsed().as_nanos() as f64 / iterations as f64
 }
 
 pub fn median(mut values: Vec<f64>) -> f64 {

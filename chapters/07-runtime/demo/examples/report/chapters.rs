@@ -742,6 +742,17 @@ impl Chapters<'_> {
         self.emit(t)
     }
 
+    /// A scheduler run on one worker (or the current-thread flavour, which
+    /// ignores the count), every workload, `rounds` rounds.
+    fn one_worker(&self, rounds: usize) -> scheduler::Config {
+        scheduler::Config {
+            workers: 1,
+            rounds,
+            sample: Duration::from_millis(if self.quick { 20 } else { 50 }),
+            only: Vec::new(),
+        }
+    }
+
     fn scheduler(&mut self, sched: &Value) -> R {
         let rounds = num(sched, "rounds");
         let workers = num(sched, "workers");
@@ -751,7 +762,7 @@ impl Chapters<'_> {
             format!(
                 "the appendix's scheduler run (`cargo run --release -p chapter-07 --example compare -- scheduler`), {workers} worker threads each, and the floor (one thread, an allocation and a queue push per spawn); times are medians of {rounds} rounds, ratios medians of the per-round ratios (in brackets their 25th to 75th percentile); lower is faster for us"
             ),
-            "| workload | ours | Tokio | async-executor | floor | ours / Tokio | ours / async-executor | ours / floor | Tokio / floor |\n|---|---|---|---|---|---|---|---|---|",
+            SCHEDULER_HEADER,
         );
         for row in sched["results"].as_array().into_iter().flatten() {
             let iqr = |key: &str| {
@@ -762,17 +773,7 @@ impl Chapters<'_> {
                     d2(num(row, &format!("/{key}_iqr/1")))
                 )
             };
-            t.row(vec![
-                format!("`{}`", row["workload"].as_str().unwrap_or("?")),
-                duration(num(row, "ours_ns")),
-                duration(num(row, "tokio_ns")),
-                duration(num(row, "async_executor_ns")),
-                duration(num(row, "floor_ns")),
-                iqr("ratio_vs_tokio"),
-                iqr("ratio_vs_async_executor"),
-                d1(num(row, "ours_over_floor")),
-                d1(num(row, "tokio_over_floor")),
-            ]);
+            t.row(scheduler_row(row, iqr));
         }
         self.emit(t)?;
         self.scheduler_current_thread()
@@ -781,50 +782,24 @@ impl Chapters<'_> {
     /// The same workloads on the current-thread runtimes, with the floor.
     fn scheduler_current_thread(&mut self) -> R {
         let rounds = self.runs.unwrap_or(if self.quick { 5 } else { 31 });
-        let ct = scheduler::run_current_thread(
-            self.console,
-            &scheduler::Config {
-                workers: 1,
-                rounds,
-                sample: Duration::from_millis(if self.quick { 20 } else { 50 }),
-                only: Vec::new(),
-            },
-        );
+        let ct = scheduler::run_current_thread(self.console, &self.one_worker(rounds));
         let mut t = Table::new(
             "ch07-racing-tokio.md",
             "current-thread",
             format!(
                 "`cargo run --release -p chapter-07 --example compare -- scheduler --flavor current-thread`: ours and Tokio's current-thread runtimes, async-executor run by the thread in `block_on`, and the floor; times are medians of {rounds} rounds, ratios medians of the per-round ratios; lower is faster for us"
             ),
-            "| workload | ours | Tokio | async-executor | floor | ours / Tokio | ours / async-executor | ours / floor | Tokio / floor |\n|---|---|---|---|---|---|---|---|---|",
+            SCHEDULER_HEADER,
         );
         for row in ct["results"].as_array().into_iter().flatten() {
-            t.row(vec![
-                format!("`{}`", row["workload"].as_str().unwrap_or("?")),
-                duration(num(row, "ours_ns")),
-                duration(num(row, "tokio_ns")),
-                duration(num(row, "async_executor_ns")),
-                duration(num(row, "floor_ns")),
-                d2(num(row, "ratio_vs_tokio")),
-                d2(num(row, "ratio_vs_async_executor")),
-                d1(num(row, "ours_over_floor")),
-                d1(num(row, "tokio_over_floor")),
-            ]);
+            t.row(scheduler_row(row, |key| d2(num(row, key))));
         }
         self.emit(t)
     }
 
     fn workers_curve(&mut self, sched2: &Value, echo2: &Value) -> R {
         let rounds = self.runs.unwrap_or(if self.quick { 3 } else { 15 });
-        let sched1 = scheduler::run(
-            self.console,
-            &scheduler::Config {
-                workers: 1,
-                rounds,
-                sample: Duration::from_millis(if self.quick { 20 } else { 50 }),
-                only: Vec::new(),
-            },
-        );
+        let sched1 = scheduler::run(self.console, &self.one_worker(rounds));
         let echo1 = self.echo(Some(1), if self.quick { 2 } else { 3 })?;
         let mut t = Table::new(
             "ch07-racing-tokio.md",
@@ -1949,6 +1924,25 @@ impl Chapters<'_> {
 
 /// The word for a shown ratio of ours over Tokio's: "ahead" above 1,
 /// "behind" below, "level" when the shown digits are exactly 1.
+/// The header of the racing page's two scheduler tables.
+const SCHEDULER_HEADER: &str = "| workload | ours | Tokio | async-executor | floor | ours / Tokio | ours / async-executor | ours / floor | Tokio / floor |\n|---|---|---|---|---|---|---|---|---|";
+
+/// One row of a scheduler table: the times, the two ratios against the
+/// other runtimes as `ratio` shows them, and both runtimes over the floor.
+fn scheduler_row(row: &Value, ratio: impl Fn(&str) -> String) -> Vec<String> {
+    vec![
+        format!("`{}`", row["workload"].as_str().unwrap_or("?")),
+        duration(num(row, "ours_ns")),
+        duration(num(row, "tokio_ns")),
+        duration(num(row, "async_executor_ns")),
+        duration(num(row, "floor_ns")),
+        ratio("ratio_vs_tokio"),
+        ratio("ratio_vs_async_executor"),
+        d1(num(row, "ours_over_floor")),
+        d1(num(row, "tokio_over_floor")),
+    ]
+}
+
 fn verdict(shown: &str) -> &'static str {
     match shown.parse::<f64>() {
         Ok(x) if x > 1.0 => "ahead",
