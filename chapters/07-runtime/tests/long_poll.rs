@@ -441,3 +441,79 @@ fn the_watchdog_of_an_idle_runtime_sleeps_and_wakes_for_work() {
         }
     }
 }
+
+/// A busy runtime keeps the watchdog asleep: the workers look at each
+/// other in their maintenance turns and each look pushes the watchdog's
+/// alarm back, so while a task keeps a worker busy with short polls the
+/// watchdog thread does not wake (looking by itself every half threshold,
+/// it would switch about 60 times in 300 ms). A poll that then blocks the
+/// other worker is still seen and counted, and its report reaches the hook
+/// on the watchdog's thread, never on a worker.
+#[test]
+fn the_watchdog_of_a_busy_runtime_sleeps_while_the_workers_look() {
+    let _serial = serial();
+    let hook_threads: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = hook_threads.clone();
+    let rt = Builder::new_multi_thread()
+        .worker_threads(2)
+        .thread_name("busy-probe")
+        .on_long_poll(move |_| {
+            let name = std::thread::current().name().unwrap_or("").to_owned();
+            sink.lock().unwrap().push(name);
+        })
+        .build()
+        .unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let spinner = {
+        let stop = stop.clone();
+        rt.spawn(async move {
+            while !stop.load(Ordering::Relaxed) {
+                rt::task::yield_now().await;
+            }
+        })
+    };
+    // "busy-probe-watchdog", as the kernel keeps it.
+    let watchdog = "busy-probe-watc";
+    // A window of 300 ms in which the watchdog switched at most twice. On
+    // a loaded machine the spinning worker may wait for a CPU long enough
+    // for the alarm to ring, so windows are tried until one is quiet,
+    // within the limit.
+    let deadline = Instant::now() + LIMIT;
+    loop {
+        let before = voluntary_switches_of_thread(watchdog);
+        std::thread::sleep(Duration::from_millis(300));
+        let after = voluntary_switches_of_thread(watchdog);
+        match (before, after) {
+            (Some(before), Some(after)) if after - before <= 2 => break,
+            (before, after) => assert!(
+                Instant::now() < deadline,
+                "the watchdog of a busy runtime still wakes within {LIMIT:?}: \
+                 voluntary switches {before:?} then {after:?} 300 ms later"
+            ),
+        }
+    }
+    // A poll that blocks a worker for 60 ms, six times the threshold, with
+    // the spinner still running: counted (until it is, within the limit).
+    let metrics = rt.metrics();
+    while metrics.long_poll_count() == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "HANG: no long poll counted within {LIMIT:?}"
+        );
+        rt.block_on(rt.spawn(async { std::thread::sleep(Duration::from_millis(60)) }))
+            .unwrap();
+        let settle = Instant::now() + Duration::from_millis(500);
+        while metrics.long_poll_count() == 0 && Instant::now() < settle {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    rt.block_on(spinner).unwrap();
+    drop(rt);
+    let threads = hook_threads.lock().unwrap();
+    assert!(!threads.is_empty());
+    assert!(
+        threads.iter().all(|name| name == "busy-probe-watchdog"),
+        "the hook ran on {threads:?}"
+    );
+}

@@ -309,10 +309,11 @@ impl Builder {
     /// polls that were the task's doing in
     /// [`RuntimeMetrics::long_poll_count`](super::RuntimeMetrics::long_poll_count),
     /// and writes nowhere. Ask for reports with [`on_long_poll`](Self::on_long_poll)
-    /// or [`print_long_polls`](Self::print_long_polls). Its thread wakes every
-    /// half threshold (200 times a second at 10 ms) while any worker is
-    /// awake, sleeps while every worker is parked, and makes the workers do
-    /// nothing they do not do anyway for their metrics. Off with
+    /// or [`print_long_polls`](Self::print_long_polls). The workers look at
+    /// each other in their maintenance turns (a clock read every 61 polls,
+    /// and a look every third of the threshold); a watchdog thread looks
+    /// only when nobody has for half the threshold (every worker stuck),
+    /// sleeps while every worker is parked, and calls the hook. Off with
     /// [`disable_metrics`](Self::disable_metrics), and on the current-thread
     /// runtime, which has no worker threads to watch.
     pub fn long_poll_threshold(&mut self, threshold: Option<Duration>) -> &mut Builder {
@@ -616,12 +617,12 @@ impl Builder {
                 }
             }
         }
-        if let Some(threshold) = workers.resources.config.long_poll_threshold {
+        if workers.detector.is_some() {
             let workers = workers.clone();
             runtime.watchdog = Some(
                 std::thread::Builder::new()
                     .name(format!("{}-watchdog", self.thread_name))
-                    .spawn(move || scheduler::watchdog::run(workers, threshold))?,
+                    .spawn(move || scheduler::watchdog::run(workers))?,
             );
         }
         Ok(runtime)

@@ -243,11 +243,16 @@ impl Runtime {
         //    finish. It comes after the drivers because a running job may be
         //    waiting on the runtime's sockets or timers (step 3 ended that).
         inner.resources().blocking.shutdown(deadline);
-        // 5. The watchdog was told to stop in step 1 and wakes at once.
+        // 5. The watchdog was told to stop in step 1 and wakes at once. A
+        //    long poll a worker judged after it stopped is counted and
+        //    reported here.
         if let Some(watchdog) = self.watchdog.take()
             && !refused
         {
             let _ = watchdog.join();
+            if let Scheduler::MultiThread(workers) = inner {
+                scheduler::watchdog::hand_over_long_polls(workers);
+            }
         }
         // (While already panicking, a second panic would abort.)
         if refused && !std::thread::panicking() {

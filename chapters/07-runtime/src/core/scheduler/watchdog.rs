@@ -1,6 +1,6 @@
-//! The long-poll detector: a thread that notices when one poll of one task
-//! keeps a worker for too long, says which task, and says what the poll's
-//! thread was doing meanwhile.
+//! The long-poll detector: it notices when one poll of one task keeps a
+//! worker for too long, says which task, and says what the poll's thread was
+//! doing meanwhile.
 //!
 //! A task that blocks its worker (a synchronous read, `thread::sleep`, a long
 //! computation with no `.await`) stalls every other task on that worker,
@@ -8,25 +8,39 @@
 //! This is the most common production bug of async Rust, and tokio-console
 //! exists largely to find it.
 //!
-//! The detector costs the workers almost nothing: they never read the clock
-//! for it and make no system call for it. Before each poll a worker
+//! The detector costs the workers almost nothing. Before each poll a worker
 //! publishes the task's spawn location (cleared when it runs out of local
 //! work, before it steals, polls the driver or parks), and it counts its
-//! polls (which it does anyway for its metrics). A watchdog thread wakes
-//! every half of the threshold (and sleeps while every worker is parked:
-//! [`WatchdogWait`]) and looks at each worker: if the same poll
-//! (same count, a task published) is still running when it looks again, it
-//! has lasted at least that long. When the poll ends, or when it has run for
-//! a second and still not ended, the watchdog judges it once: worker, spawn
-//! location, duration (to within half of the threshold). This is how Go's
-//! runtime monitor (`sysmon`) finds goroutines that run too long.
+//! polls (which it does anyway for its metrics). Every third of the
+//! threshold someone *looks* at each worker: if the same poll (same count, a
+//! task published) is still running when it looks again, it has lasted at
+//! least that long. When the poll ends, or when it has run for a second and
+//! still not ended, it is judged once: worker, spawn location, duration (to
+//! within the gap between two looks). This is how Go's runtime monitor
+//! (`sysmon`) finds goroutines that run too long.
+//!
+//! Who looks: the workers themselves, while any of them is free to. In its
+//! maintenance turn (every `event_interval` polls, and after each wake-up) a
+//! worker reads the clock and, if a look is due, takes the detector's lock
+//! (`try_lock`: if another is looking, it goes on) and looks at the others.
+//! But a worker stuck in a long poll looks at nobody, and if every worker is
+//! stuck, a runtime watched only by its workers would report nothing. So a
+//! watchdog thread stands by: it sleeps on a timer ([`Alarm`], a `timerfd`)
+//! that every look pushes back by half the threshold, so it wakes only when
+//! nobody has looked for that long, looks itself, and calls the hook (a
+//! worker that judged a poll long hands the report to it, so that a hook
+//! never runs, or panics, on a worker). On a busy runtime the workers look
+//! and the thread sleeps; on an idle one every worker is parked, there is
+//! nothing to look at, and the thread sleeps until a worker unparks
+//! ([`WatchdogWait`]). Looks are never more than half the threshold apart,
+//! so any poll of at least the threshold spans two of them.
 //!
 //! A long poll is not always the task's fault. On a busy machine the kernel
 //! stops a worker thread in the middle of a poll to run another thread, for
 //! milliseconds, and a wall-clock detector would blame the task. Linux
-//! keeps, per thread, what tells the cases apart, and the watchdog reads the
-//! worker thread's files in `/proc/self/task/TID/` (the workers read
-//! nothing):
+//! keeps, per thread, what tells the cases apart, and whoever looks reads the
+//! polling thread's files in `/proc/self/task/TID/` (two small reads when a
+//! poll is first seen, at most one per look after that):
 //!
 //! - `schedstat`, second field: the time the thread has spent runnable but
 //!   waiting for a CPU. Read when a poll is first seen and when it is
@@ -41,8 +55,8 @@
 //!
 //! The state, rather than a count of voluntary switches (`status`), because
 //! a sleep that began with the poll has made its one voluntary switch before
-//! the watchdog's first look, where no count taken from then on can see it,
-//! and because `status` costs the watchdog about 30 µs a read against 2 to
+//! the first look, where no count taken from then on can see it,
+//! and because `status` costs the looker about 30 µs a read against 2 to
 //! 6 µs for `stat` and under 1 µs for `schedstat` (measured on a 2-CPU
 //! Linux 6.18 guest).
 //!
@@ -54,7 +68,7 @@
 
 use super::MultiThread;
 use super::stats::WorkerStats;
-use crate::loom::{AtomicBool, Condvar, Mutex, fence};
+use crate::loom::{AtomicBool, AtomicU64, Condvar, Mutex, fence};
 use crate::runtime::{LongPoll, LongPollCause};
 use std::fs::File;
 use std::panic::Location;
@@ -73,6 +87,9 @@ struct Seen {
     location: &'static Location<'static>,
     first_seen: Instant,
     last_seen: Instant,
+    /// How long before `first_seen` the previous look was (at most half
+    /// the threshold): the poll began at some point of it.
+    gap_before: Duration,
     /// The thread's total wait for a CPU when the poll was first seen.
     waited_at_first: Option<u64>,
     /// Whether the thread was asleep at one of the looks during the poll
@@ -231,114 +248,375 @@ fn classify(
 }
 // ANCHOR_END: classify
 
+// ANCHOR: alarm
+/// The watchdog thread's timer, a Linux `timerfd`. The thread blocks reading
+/// it; every look sets it again to half the threshold from now, so it rings
+/// only when nobody has looked for that long. Setting it is one system call
+/// and wakes nobody: the workers push the thread's wake-up back without
+/// making it run.
+pub(crate) struct Alarm {
+    timer: File,
+}
+
+impl Alarm {
+    /// A new alarm, not set; `None` where no `timerfd` could be made (no
+    /// descriptor left), and under Miri and loom, which do not model one:
+    /// the watchdog then waits on its condition variable with a timeout and
+    /// does every look itself.
+    #[cfg(not(any(loom, miri)))]
+    fn new() -> Option<Alarm> {
+        use std::os::fd::{FromRawFd, OwnedFd};
+        // SAFETY: timerfd_create takes a clock id and flags, and returns a
+        // new descriptor or -1; it touches no memory of ours.
+        let fd = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC) };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: `fd` was just returned by timerfd_create: it is open and
+        // nothing else owns it.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        Some(Alarm {
+            timer: File::from(fd),
+        })
+    }
+
+    #[cfg(any(loom, miri))]
+    fn new() -> Option<Alarm> {
+        None
+    }
+
+    /// Rings `after` from now (an earlier setting is replaced; zero rings
+    /// at once).
+    fn set(&self, after: Duration) {
+        // A zero value would unset the timer instead.
+        self.settime(Some(after.max(Duration::from_nanos(1))));
+    }
+
+    /// timerfd_settime: one shot, `after` from now (`None`: unset).
+    fn settime(&self, after: Option<Duration>) {
+        use std::os::fd::AsRawFd;
+        let after = after.unwrap_or_default();
+        let zero = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        let spec = libc::itimerspec {
+            it_interval: zero,
+            it_value: libc::timespec {
+                tv_sec: after.as_secs().try_into().unwrap_or(libc::time_t::MAX),
+                tv_nsec: after.subsec_nanos().into(),
+            },
+        };
+        // SAFETY: the descriptor is an open timerfd (owned by `self`),
+        // `spec` is a valid itimerspec that lives across the call, and the
+        // old value may be null. It can only fail for a bad argument, and
+        // these are not.
+        unsafe { libc::timerfd_settime(self.timer.as_raw_fd(), 0, &spec, std::ptr::null_mut()) };
+    }
+
+    /// Unsets the alarm: it will not ring until set again.
+    fn unset(&self) {
+        self.settime(None);
+    }
+
+    /// Blocks until the alarm rings; at once if it rang since the last wait.
+    fn wait(&self) {
+        use std::io::Read;
+        // The kernel writes how many times it rang; retried on EINTR.
+        let mut rang = [0u8; 8];
+        let _ = (&self.timer).read_exact(&mut rang);
+    }
+}
+// ANCHOR_END: alarm
+
 // ANCHOR: watchdog_wait
-/// How the watchdog waits between its looks. While any worker may be
-/// polling it looks every interval; while every worker is parked there is
-/// nothing to look at, and an idle runtime must not wake a thread 200 times
-/// a second for nothing, so it sleeps until a worker unparks.
+/// How the watchdog thread waits between its looks. While any worker may be
+/// polling it sleeps on its [`Alarm`], which every look pushes back by
+/// `interval`. While every worker is parked there is nothing to look at,
+/// and an idle runtime must not wake a thread 200 times a second for
+/// nothing: it sleeps with the alarm unset, and the first worker to unpark
+/// sets it. That does not wake it: the unparked worker looks by itself, and
+/// the watchdog wakes only if nobody has looked `interval` later.
 ///
 /// No lost wake-up: the watchdog sets `asleep` and then reads the workers'
 /// `parked` flags; a worker clears its flag and then reads `asleep`, each
 /// with a `SeqCst` fence between its write and its read, so one of the two
-/// sees the other's write. If the watchdog saw
-/// every flag set, the worker sees `asleep` and wakes it, under the lock the
-/// watchdog holds until it waits. The loom model below checks both orders.
+/// sees the other's write: either the watchdog sees the worker unparked
+/// and sets its own alarm, or the worker sees `asleep` and sets it. Where
+/// there is no alarm (see [`Alarm::new`]) the watchdog waits on a condition
+/// variable instead, with a timeout while a worker may be polling, and the
+/// worker that sees `asleep` wakes it under the lock the watchdog holds
+/// until it waits. The loom model below checks both orders of that
+/// version.
 pub(crate) struct WatchdogWait {
     /// Set at shutdown: the watchdog stops at once.
     stopped: Mutex<bool>,
     wake: Condvar,
     /// True while the watchdog sleeps with no timeout.
     asleep: AtomicBool,
+    /// The timer the watchdog sleeps on; `None`: it waits on `wake`, and
+    /// does every look itself.
+    alarm: Option<Alarm>,
+    /// The longest the watchdog lets pass without a look.
+    interval: Duration,
 }
 
 impl WatchdogWait {
-    pub(crate) fn new() -> WatchdogWait {
+    /// `interval`: the longest the watchdog lets pass without a look
+    /// (`None`: there is no detector, and so no alarm to make).
+    pub(crate) fn new(interval: Option<Duration>) -> WatchdogWait {
         WatchdogWait {
             stopped: Mutex::new(false),
             wake: Condvar::new(),
             asleep: AtomicBool::new(false),
+            alarm: interval.and_then(|_| Alarm::new()),
+            interval: interval.unwrap_or_default(),
         }
     }
 
-    /// Waits one `interval`, or, if `all_parked()` says every worker is
-    /// parked, until [`worker_unparked`](Self::worker_unparked) wakes it.
-    /// Returns false once the runtime is stopping.
-    pub(crate) fn wait(&self, interval: Duration, all_parked: impl Fn() -> bool) -> bool {
+    /// Waits until nobody has looked for `interval`, or, if `all_parked()`
+    /// says every worker is parked, until a worker has unparked and nobody
+    /// has looked for `interval` since. Returns false once the runtime is
+    /// stopping.
+    pub(crate) fn wait(&self, all_parked: impl Fn() -> bool) -> bool {
         let mut stopped = self.stopped.lock();
         if *stopped {
             return false;
         }
+        if let Some(alarm) = &self.alarm {
+            // Unset before `asleep` is published: a worker that sees
+            // `asleep` sets the alarm after this, never before.
+            alarm.unset();
+        }
         self.asleep.store(true, Ordering::SeqCst);
         // Pairs with the fence in `worker_unparked`.
         fence(Ordering::SeqCst);
-        if all_parked() {
-            while !*stopped && self.asleep.load(Ordering::SeqCst) {
-                stopped = self.wake.wait(stopped);
-            }
-        } else {
+        let idle = all_parked();
+        if !idle {
             self.asleep.store(false, Ordering::SeqCst);
-            // Loom has no clock, and its timed wait never times out: the
-            // model takes the timeout at once, which a timed wait may do.
-            #[cfg(not(loom))]
-            {
-                stopped = self.wake.wait_timeout(stopped, interval);
+        }
+        match &self.alarm {
+            Some(alarm) => {
+                if !idle {
+                    alarm.set(self.interval);
+                }
+                // Set (or unset) with the lock held: `stop` takes it
+                // before it rings the alarm, so its ring comes after.
+                drop(stopped);
+                alarm.wait();
+                stopped = self.stopped.lock();
             }
-            #[cfg(loom)]
-            let _ = interval;
+            None if idle => {
+                while !*stopped && self.asleep.load(Ordering::SeqCst) {
+                    stopped = self.wake.wait(stopped);
+                }
+            }
+            None => {
+                // Loom has no clock, and its timed wait never times out:
+                // the model takes the timeout at once, which a timed wait
+                // may do.
+                #[cfg(not(loom))]
+                {
+                    stopped = self.wake.wait_timeout(stopped, self.interval);
+                }
+            }
         }
         self.asleep.store(false, Ordering::SeqCst);
         !*stopped
     }
 
-    /// A worker has cleared its `parked` flag: wakes the watchdog if it
-    /// sleeps with no timeout. One load when it does not.
+    /// Whether workers take part in the looks: only when the watchdog
+    /// sleeps on an alarm they can push back.
+    pub(crate) fn workers_look(&self) -> bool {
+        self.alarm.is_some()
+    }
+
+    /// Someone has looked: the watchdog may sleep `interval` more.
+    pub(crate) fn looked(&self) {
+        if let Some(alarm) = &self.alarm {
+            alarm.set(self.interval);
+        }
+    }
+
+    /// A worker's look judged a poll long: the watchdog wakes to report it.
+    pub(crate) fn ring(&self) {
+        if let Some(alarm) = &self.alarm {
+            alarm.set(Duration::ZERO);
+        }
+    }
+
+    /// A worker has cleared its `parked` flag: if the watchdog sleeps with
+    /// no timeout, sets its alarm (or, with no alarm, wakes it). One load
+    /// when it does not sleep.
     pub(crate) fn worker_unparked(&self) {
         // The worker's `parked = false` is before this fence, the load of
         // `asleep` after it; the watchdog's store of `asleep` before its
         // fence, its loads of `parked` after.
         fence(Ordering::SeqCst);
-        if self.asleep.load(Ordering::SeqCst) {
-            let _stopped = self.stopped.lock();
-            self.asleep.store(false, Ordering::SeqCst);
-            self.wake.notify_one();
+        if !self.asleep.load(Ordering::SeqCst) {
+            return;
+        }
+        match &self.alarm {
+            Some(alarm) => {
+                // The first worker to see it asleep sets the alarm.
+                if self.asleep.swap(false, Ordering::SeqCst) {
+                    alarm.set(self.interval);
+                }
+            }
+            None => {
+                let _stopped = self.stopped.lock();
+                self.asleep.store(false, Ordering::SeqCst);
+                self.wake.notify_one();
+            }
         }
     }
 
     /// Shutdown: the watchdog returns from its wait at once.
     pub(crate) fn stop(&self) {
         *self.stopped.lock() = true;
+        self.ring();
         self.wake.notify_all();
     }
 }
 // ANCHOR_END: watchdog_wait
 
-/// The watchdog thread's loop; returns when the runtime shuts down.
-pub(crate) fn run(handle: Arc<MultiThread>, threshold: Duration) {
-    let interval = (threshold / 2).max(Duration::from_millis(1));
-    let mut seen: Vec<Option<Seen>> = vec![None; handle.num_workers()];
-    let mut counters = ThreadCounters::default();
-    loop {
-        // Sleep one interval, or, while every worker is parked and no poll
-        // is left to judge, until a worker unparks; and return at once when
-        // shutdown says stop (a runtime with a 10 s threshold must not wait
-        // 5 s to be dropped).
-        let nothing_to_watch = || {
-            seen.iter().all(Option::is_none)
-                && handle
-                    .resources
-                    .stats
-                    .iter()
-                    .all(|stats| stats.parked.load(Ordering::SeqCst))
-        };
-        if !handle.watchdog.wait(interval, nothing_to_watch) {
+/// The looks at the workers, shared by the workers and the watchdog thread:
+/// whoever looks holds `looks`.
+pub(crate) struct Detector {
+    threshold: Duration,
+    /// A worker looks once this long has passed since the last look: a
+    /// third of the threshold, so that workers busy with short polls look
+    /// before the watchdog's alarm (half the threshold) rings.
+    look_every: Duration,
+    /// Looks are at most this far apart (the alarm): half the threshold.
+    max_gap: Duration,
+    /// The origin of `next_look`.
+    epoch: Instant,
+    /// When the next look is due, in nanoseconds since `epoch`: a worker
+    /// compares its clock with it before it tries the lock.
+    next_look: AtomicU64,
+    looks: Mutex<Looks>,
+}
+
+/// What the looks remember.
+struct Looks {
+    /// Each worker's poll as last seen (`None`: not polling).
+    seen: Vec<Option<Seen>>,
+    counters: ThreadCounters,
+    last_look: Instant,
+    /// Long polls judged by a worker's look: the watchdog counts them and
+    /// hands them to the hook.
+    judged: Vec<LongPoll>,
+}
+
+impl Detector {
+    pub(crate) fn new(threshold: Duration, workers: usize) -> Detector {
+        let max_gap = (threshold / 2).max(Duration::from_millis(1));
+        let epoch = Instant::now();
+        Detector {
+            threshold,
+            look_every: max_gap * 2 / 3,
+            max_gap,
+            epoch,
+            next_look: AtomicU64::new(0),
+            looks: Mutex::new(Looks {
+                seen: vec![None; workers],
+                counters: ThreadCounters::default(),
+                last_look: epoch,
+                judged: Vec::new(),
+            }),
+        }
+    }
+
+    /// The longest the looks are apart: half the threshold.
+    pub(crate) fn max_gap(&self) -> Duration {
+        self.max_gap
+    }
+
+    fn nanos(&self, at: Instant) -> u64 {
+        u64::try_from(at.saturating_duration_since(self.epoch).as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    // ANCHOR: worker_turn
+    /// A worker's maintenance turn: one clock read and one load, and a look
+    /// at the other workers if one is due and nobody else is looking.
+    pub(crate) fn worker_turn(&self, handle: &MultiThread, worker: usize) {
+        if !handle.watchdog.workers_look() {
             return;
         }
         let now = Instant::now();
+        if self.nanos(now) < self.next_look.load(Ordering::Relaxed) {
+            return;
+        }
+        let Some(mut looks) = self.looks.try_lock() else {
+            return;
+        };
+        if self.look(handle, &mut looks, now, Some(worker)) {
+            if looks.judged.is_empty() {
+                // The watchdog sleeps on: nobody need look for another
+                // half threshold.
+                handle.watchdog.looked();
+            } else {
+                // A report to hand over wakes it now (and at every look
+                // until it has: setting its alarm for its next sleep
+                // cancels a ring it has not yet seen).
+                handle.watchdog.ring();
+            }
+        }
+    }
+    // ANCHOR_END: worker_turn
+
+    /// Nothing for the watchdog to watch: every worker parked, no poll
+    /// seen, nothing judged and not reported (false if someone is looking).
+    fn nothing_to_watch(&self, handle: &MultiThread) -> bool {
+        self.looks
+            .try_lock()
+            .is_some_and(|looks| looks.seen.iter().all(Option::is_none) && looks.judged.is_empty())
+            && handle
+                .resources
+                .stats
+                .iter()
+                .all(|stats| stats.parked.load(Ordering::SeqCst))
+    }
+
+    /// One look at every worker, unless the last was less than
+    /// `look_every` ago; `looker`: the worker looking, which is between
+    /// polls. Returns whether it looked.
+    fn look(
+        &self,
+        handle: &MultiThread,
+        looks: &mut Looks,
+        now: Instant,
+        looker: Option<usize>,
+    ) -> bool {
+        if now < looks.last_look + self.look_every {
+            return false;
+        }
+        // How long since the previous look: a poll that began or ended
+        // between the two did so at any point of it. (When the looker
+        // itself waited for a CPU, looks are further apart; the gap is
+        // counted as at most half the threshold, so that it errs towards a
+        // shorter poll, never towards blaming one.)
+        let gap = (now - looks.last_look).min(self.max_gap);
+        looks.last_look = now;
+        self.next_look
+            .store(self.nanos(now + self.look_every), Ordering::Relaxed);
+        let Looks {
+            seen,
+            counters,
+            judged,
+            ..
+        } = looks;
         // ANCHOR: same_poll
         for (worker, slot) in seen.iter_mut().enumerate() {
             let stats = &handle.resources.stats[worker];
             let polls = stats.polls.get();
-            let current = stats.current();
+            // The worker looking is between two polls.
+            let current = if looker == Some(worker) {
+                None
+            } else {
+                stats.current()
+            };
             let tid = stats.tid.load(Ordering::Relaxed);
             match (*slot, current) {
                 // The same poll, still running.
@@ -346,11 +624,12 @@ pub(crate) fn run(handle: Arc<MultiThread>, threshold: Duration) {
                     if s.polls == polls && std::ptr::eq(s.location, location) =>
                 {
                     s.last_seen = now;
-                    s.look_at_thread(&mut counters, stats, worker);
+                    s.look_at_thread(counters, stats, worker);
                     let running = now - s.first_seen;
                     if !s.reported && running >= REPORT_RUNNING_AFTER {
                         let waited = counters.waited_since(worker, tid, s.waited_at_first);
-                        s.reported = report(&handle, worker, &s, running, waited, threshold, true);
+                        judged.extend(self.judge(worker, &s, running, waited, true));
+                        s.reported = true;
                     }
                     *slot = Some(s);
                 }
@@ -361,22 +640,18 @@ pub(crate) fn run(handle: Arc<MultiThread>, threshold: Duration) {
                         && !s.reported
                     {
                         // It ran from before `first_seen` until after
-                        // `last_seen`: count half an interval each side.
-                        // (When the watchdog itself waited for a CPU, its
-                        // looks are further apart; it still counts half an
-                        // interval, so that it errs towards a shorter poll,
-                        // never towards blaming one.)
-                        let duration = (s.last_seen - s.first_seen) + interval;
-                        if duration >= threshold {
+                        // `last_seen`: count half a gap each side.
+                        let duration = (s.last_seen - s.first_seen) + (s.gap_before + gap) / 2;
+                        if duration >= self.threshold {
                             // Read after the poll ended: a wait for a CPU
                             // is counted when the thread gets one back.
                             let waited = counters.waited_since(worker, tid, s.waited_at_first);
-                            report(&handle, worker, &s, duration, waited, threshold, false);
+                            judged.extend(self.judge(worker, &s, duration, waited, false));
                         }
                     }
                     // A poll seen for the first time: note the thread's
                     // CPU wait so far and its state (two small reads of
-                    // /proc, at most once per worker per interval; a wait
+                    // /proc, at most once per worker per look; a wait
                     // that ended before this moment goes uncounted).
                     *slot = current.map(|location| {
                         let mut s = Seen {
@@ -384,48 +659,82 @@ pub(crate) fn run(handle: Arc<MultiThread>, threshold: Duration) {
                             location,
                             first_seen: now,
                             last_seen: now,
+                            gap_before: gap,
                             waited_at_first: counters.waited_ns(worker, tid),
                             slept: None,
                             reported: false,
                         };
-                        s.look_at_thread(&mut counters, stats, worker);
+                        s.look_at_thread(counters, stats, worker);
                         s
                     });
                 }
             }
         }
+        true
     }
-}
 
-/// Judges the poll `seen` after `duration`, and reports it if it was long:
-/// counted if it was the task's doing, handed to the hook in any case.
-/// Returns whether it was reported.
-fn report(
-    handle: &MultiThread,
-    worker: usize,
-    seen: &Seen,
-    duration: Duration,
-    waited: Option<Duration>,
-    threshold: Duration,
-    still_running: bool,
-) -> bool {
-    let Some((cause, own)) = classify(duration, waited, seen.slept, threshold) else {
-        return false;
-    };
-    if cause != LongPollCause::Preempted {
-        handle.long_polls.fetch_add(1, Ordering::Relaxed);
-    }
-    if let Some(hook) = &handle.resources.config.on_long_poll {
-        hook(&LongPoll {
+    /// Judges the poll `seen` after `duration`: the report, if it was long.
+    fn judge(
+        &self,
+        worker: usize,
+        seen: &Seen,
+        duration: Duration,
+        waited: Option<Duration>,
+        still_running: bool,
+    ) -> Option<LongPoll> {
+        let (cause, own) = classify(duration, waited, seen.slept, self.threshold)?;
+        Some(LongPoll {
             worker,
             location: seen.location,
             duration: own,
             cpu_wait: waited.unwrap_or_default(),
             cause,
             still_running,
-        });
+        })
     }
-    true
+}
+
+/// The watchdog thread's loop; returns when the runtime shuts down.
+pub(crate) fn run(handle: Arc<MultiThread>) {
+    let Some(detector) = &handle.detector else {
+        return;
+    };
+    loop {
+        // Sleep until nobody has looked for half the threshold (or a
+        // worker's look has a report), or, while every worker is parked and
+        // no poll is left to judge, until a worker unparks; and return at
+        // once when shutdown says stop (a runtime with a 10 s threshold
+        // must not wait 5 s to be dropped).
+        let nothing_to_watch = || detector.nothing_to_watch(&handle);
+        let running = handle.watchdog.wait(nothing_to_watch);
+        if running {
+            let mut looks = detector.looks.lock();
+            detector.look(&handle, &mut looks, Instant::now(), None);
+        }
+        // Counted and handed to the hook here, never on a worker.
+        hand_over_long_polls(&handle);
+        if !running {
+            return;
+        }
+    }
+}
+
+/// Counts the long polls the looks have judged since the last call, and
+/// hands each to the hook. Called by the watchdog thread, and once more by
+/// the runtime's drop after it (a worker may judge a poll on its way out).
+pub(crate) fn hand_over_long_polls(handle: &MultiThread) {
+    let Some(detector) = &handle.detector else {
+        return;
+    };
+    let judged = std::mem::take(&mut detector.looks.lock().judged);
+    for poll in &judged {
+        if poll.cause != LongPollCause::Preempted {
+            handle.long_polls.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Some(hook) = &handle.resources.config.on_long_poll {
+            hook(poll);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -442,7 +751,7 @@ mod tests {
     fn loom_watchdog_sleeps_until_a_worker_unparks() {
         use crate::loom::{Arc, AtomicBool, thread};
         loom::model(|| {
-            let wait = Arc::new(WatchdogWait::new());
+            let wait = Arc::new(WatchdogWait::new(Some(Duration::from_secs(3600))));
             let parked = Arc::new(AtomicBool::new(true));
             let worker = {
                 let (wait, parked) = (wait.clone(), parked.clone());
@@ -452,7 +761,7 @@ mod tests {
                 })
             };
             let all_parked = || parked.load(Ordering::SeqCst);
-            assert!(wait.wait(Duration::from_secs(3600), all_parked));
+            assert!(wait.wait(all_parked));
             worker.join().unwrap();
         });
     }

@@ -34,7 +34,7 @@ pub(crate) mod worker;
 
 use super::inject::Inject;
 use super::park::{self, Unparker};
-use super::watchdog::WatchdogWait;
+use super::watchdog::{Detector, WatchdogWait};
 use super::{Resources, RuntimeConfig};
 use crate::blocking;
 use crate::driver::DriverHandle;
@@ -76,6 +76,8 @@ pub(crate) struct MultiThread {
     /// How the long-poll watchdog waits between looks, and how shutdown
     /// and an unparking worker wake it.
     pub(crate) watchdog: WatchdogWait,
+    /// The long-poll detector's looks (`None`: the detector is off).
+    pub(crate) detector: Option<Detector>,
 }
 
 impl MultiThread {
@@ -222,6 +224,9 @@ pub(crate) fn create(
         });
         cores.push((worker::WorkerCore::new(index, run_queue), parker));
     }
+    let detector = config
+        .long_poll_threshold
+        .map(|threshold| Detector::new(threshold, num_workers));
     let scheduler = Arc::new(MultiThread {
         resources: Resources::new(config, driver, blocking, num_workers),
         remotes: remotes.into_boxed_slice(),
@@ -234,7 +239,8 @@ pub(crate) fn create(
         shutdown_cores: Mutex::new(Vec::with_capacity(num_workers)),
         running_workers: Mutex::new(0),
         exited: Condvar::new(),
-        watchdog: WatchdogWait::new(),
+        watchdog: WatchdogWait::new(detector.as_ref().map(Detector::max_gap)),
+        detector,
     });
     (scheduler, cores)
 }

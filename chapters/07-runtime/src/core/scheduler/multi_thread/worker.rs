@@ -714,6 +714,11 @@ impl WorkerCore {
         let stats = &handle.resources.stats[self.index];
         stats.set(&stats.queue_depth, self.run_queue.len() as u64);
         self.account_busy(handle);
+        // The long-poll detector's look, if one is due: a clock read and a
+        // load when it is not.
+        if let Some(detector) = &handle.detector {
+            detector.worker_turn(handle, self.index);
+        }
     }
 
     fn transition_to_searching(&mut self, handle: &MultiThread) -> bool {
