@@ -254,18 +254,22 @@ fn classify(
 /// only when nobody has looked for that long. Setting it is one system call
 /// and wakes nobody: the workers push the thread's wake-up back without
 /// making it run.
+#[cfg(not(loom))]
 pub(crate) struct Alarm {
     timer: File,
 }
 
+#[cfg(not(loom))]
 impl Alarm {
     /// A new alarm, not set; `None` where no `timerfd` could be made (no
-    /// descriptor left), and under Miri and loom, which do not model one:
-    /// the watchdog then waits on its condition variable with a timeout and
+    /// descriptor left), and under Miri, which does not model one: the
+    /// watchdog then waits on its condition variable with a timeout and
     /// does every look itself.
-    #[cfg(not(any(loom, miri)))]
     fn new() -> Option<Alarm> {
         use std::os::fd::{FromRawFd, OwnedFd};
+        if cfg!(miri) {
+            return None;
+        }
         // SAFETY: timerfd_create takes a clock id and flags, and returns a
         // new descriptor or -1; it touches no memory of ours.
         let fd = unsafe { libc::timerfd_create(libc::CLOCK_MONOTONIC, libc::TFD_CLOEXEC) };
@@ -278,11 +282,6 @@ impl Alarm {
         Some(Alarm {
             timer: File::from(fd),
         })
-    }
-
-    #[cfg(any(loom, miri))]
-    fn new() -> Option<Alarm> {
-        None
     }
 
     /// Rings `after` from now (an earlier setting is replaced; zero rings
@@ -329,6 +328,45 @@ impl Alarm {
 }
 // ANCHOR_END: alarm
 
+/// Loom's stand-in for the `timerfd`, which it cannot model: `set` means
+/// the alarm will ring (loom has no clock, so when does not matter),
+/// `unset` that it will not, and `wait` blocks until it rings. What loom
+/// checks with it is whether an alarm is set whenever the watchdog sleeps
+/// beside a running worker.
+#[cfg(loom)]
+pub(crate) struct Alarm {
+    set: Mutex<bool>,
+    rang: Condvar,
+}
+
+#[cfg(loom)]
+impl Alarm {
+    fn new() -> Option<Alarm> {
+        Some(Alarm {
+            set: Mutex::new(false),
+            rang: Condvar::new(),
+        })
+    }
+
+    fn set(&self, _after: Duration) {
+        *self.set.lock() = true;
+        self.rang.notify_all();
+    }
+
+    fn unset(&self) {
+        *self.set.lock() = false;
+    }
+
+    fn wait(&self) {
+        let mut set = self.set.lock();
+        while !*set {
+            set = self.rang.wait(set);
+        }
+        // One shot: it rang, and is no longer set.
+        *set = false;
+    }
+}
+
 // ANCHOR: watchdog_wait
 /// How the watchdog thread waits between its looks. While any worker may be
 /// polling it sleeps on its [`Alarm`], which every look pushes back by
@@ -346,8 +384,8 @@ impl Alarm {
 /// there is no alarm (see [`Alarm::new`]) the watchdog waits on a condition
 /// variable instead, with a timeout while a worker may be polling, and the
 /// worker that sees `asleep` wakes it under the lock the watchdog holds
-/// until it waits. The loom model below checks both orders of that
-/// version.
+/// until it waits. The loom model below checks both orders, in both
+/// versions (with a stand-in for the alarm, which loom cannot model).
 pub(crate) struct WatchdogWait {
     /// Set at shutdown: the watchdog stops at once.
     stopped: Mutex<bool>,
@@ -742,28 +780,41 @@ mod tests {
     use super::*;
 
     /// A worker unparks while the watchdog decides to sleep: in every
-    /// interleaving the watchdog either sees the worker unparked (and
-    /// sleeps one interval) or is woken by it. A lost wake-up would leave
-    /// the watchdog asleep with the worker running, which loom reports as
-    /// a deadlock.
+    /// interleaving the watchdog either sees the worker unparked (and sets
+    /// its alarm itself, or, with no alarm, sleeps one interval) or the
+    /// worker sees it asleep and sets its alarm (or wakes it). A lost
+    /// wake-up would leave the watchdog asleep with no alarm set and the
+    /// worker running, which loom reports as a deadlock. Both versions:
+    /// with the alarm (loom's stand-in for the `timerfd`) and without.
     #[cfg(loom)]
     #[test]
     fn loom_watchdog_sleeps_until_a_worker_unparks() {
         use crate::loom::{Arc, AtomicBool, thread};
-        loom::model(|| {
-            let wait = Arc::new(WatchdogWait::new(Some(Duration::from_secs(3600))));
-            let parked = Arc::new(AtomicBool::new(true));
-            let worker = {
-                let (wait, parked) = (wait.clone(), parked.clone());
-                thread::spawn(move || {
-                    parked.store(false, Ordering::SeqCst);
-                    wait.worker_unparked();
-                })
-            };
-            let all_parked = || parked.load(Ordering::SeqCst);
-            assert!(wait.wait(all_parked));
-            worker.join().unwrap();
-        });
+        for with_alarm in [true, false] {
+            loom::model(move || {
+                let hour = Some(Duration::from_secs(3600));
+                let wait = if with_alarm {
+                    WatchdogWait::new(hour)
+                } else {
+                    WatchdogWait {
+                        alarm: None,
+                        ..WatchdogWait::new(hour)
+                    }
+                };
+                let wait = Arc::new(wait);
+                let parked = Arc::new(AtomicBool::new(true));
+                let worker = {
+                    let (wait, parked) = (wait.clone(), parked.clone());
+                    thread::spawn(move || {
+                        parked.store(false, Ordering::SeqCst);
+                        wait.worker_unparked();
+                    })
+                };
+                let all_parked = || parked.load(Ordering::SeqCst);
+                assert!(wait.wait(all_parked));
+                worker.join().unwrap();
+            });
+        }
     }
 
     const MS: Duration = Duration::from_millis(1);
