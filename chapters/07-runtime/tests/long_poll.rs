@@ -392,6 +392,48 @@ fn voluntary_switches_of_thread(name: &str) -> Option<u64> {
     None
 }
 
+/// Waits for a window of 300 ms in which the watchdog thread named `comm`
+/// (its name as the kernel keeps it, cut at 15 bytes) switched at most
+/// twice: looking every 5 ms by itself, it would switch about 60 times.
+/// Windows are tried until one is quiet; fails past `deadline`. `runtime`
+/// says which runtime, for the message ("an idle", "a busy").
+fn until_the_watchdog_is_quiet(comm: &str, runtime: &str, deadline: Instant) {
+    loop {
+        // A new thread names itself when it first runs: until then the
+        // watchdog may not be found by its name.
+        let before = voluntary_switches_of_thread(comm);
+        std::thread::sleep(Duration::from_millis(300));
+        let after = voluntary_switches_of_thread(comm);
+        match (before, after) {
+            (Some(before), Some(after)) if after - before <= 2 => return,
+            (before, after) => assert!(
+                Instant::now() < deadline,
+                "the watchdog of {runtime} runtime still wakes within {LIMIT:?}: \
+                 voluntary switches {before:?} then {after:?} 300 ms later"
+            ),
+        }
+    }
+}
+
+/// Spawns a task whose poll blocks its worker for 60 ms, six times the
+/// default threshold, until `rt` has counted a long poll; fails past
+/// `deadline`.
+fn until_a_blocking_poll_is_counted(rt: &Runtime, deadline: Instant) {
+    let metrics = rt.metrics();
+    while metrics.long_poll_count() == 0 {
+        assert!(
+            Instant::now() < deadline,
+            "HANG: no long poll counted within {LIMIT:?}"
+        );
+        rt.block_on(rt.spawn(async { std::thread::sleep(Duration::from_millis(60)) }))
+            .unwrap();
+        let settle = Instant::now() + Duration::from_millis(500);
+        while metrics.long_poll_count() == 0 && Instant::now() < settle {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
 /// An idle runtime wakes nobody: while every worker is parked the watchdog
 /// sleeps until one unparks, instead of looking every half threshold (200
 /// times a second at the default 10 ms), and it watches again as soon as
@@ -403,43 +445,12 @@ fn the_watchdog_of_an_idle_runtime_sleeps_and_wakes_for_work() {
         .thread_name("idle-probe")
         .build()
         .unwrap();
-    // "idle-probe-watchdog", as the kernel keeps it.
-    let watchdog = "idle-probe-watc";
-    // A quiet window of 300 ms in which the watchdog switched at most
-    // twice (looking every 5 ms, it would switch about 60 times). The
-    // workers park as soon as they start; on a loaded machine that may take
-    // a while, so windows are tried until one is quiet, within the limit.
+    // The workers park as soon as they start; on a loaded machine that may
+    // take a while, hence the windows.
     let deadline = Instant::now() + LIMIT;
-    loop {
-        // A new thread names itself when it first runs: until then the
-        // watchdog may not be found by its name.
-        let before = voluntary_switches_of_thread(watchdog);
-        std::thread::sleep(Duration::from_millis(300));
-        let after = voluntary_switches_of_thread(watchdog);
-        match (before, after) {
-            (Some(before), Some(after)) if after - before <= 2 => break,
-            (before, after) => assert!(
-                Instant::now() < deadline,
-                "the watchdog of an idle runtime still wakes within {LIMIT:?}: \
-                 voluntary switches {before:?} then {after:?} 300 ms later"
-            ),
-        }
-    }
-    // Work arrives: a poll that blocks its worker for 60 ms, six times the
-    // threshold, is seen and counted (until it is, within the limit).
-    let metrics = rt.metrics();
-    while metrics.long_poll_count() == 0 {
-        assert!(
-            Instant::now() < deadline,
-            "HANG: the watchdog did not wake for a blocking poll within {LIMIT:?}"
-        );
-        rt.block_on(rt.spawn(async { std::thread::sleep(Duration::from_millis(60)) }))
-            .unwrap();
-        let settle = Instant::now() + Duration::from_millis(500);
-        while metrics.long_poll_count() == 0 && Instant::now() < settle {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-    }
+    until_the_watchdog_is_quiet("idle-probe-watc", "an idle", deadline);
+    // Work arrives: a poll that blocks its worker is seen and counted.
+    until_a_blocking_poll_is_counted(&rt, deadline);
 }
 
 /// A busy runtime keeps the watchdog asleep: the workers look at each
@@ -472,41 +483,12 @@ fn the_watchdog_of_a_busy_runtime_sleeps_while_the_workers_look() {
             }
         })
     };
-    // "busy-probe-watchdog", as the kernel keeps it.
-    let watchdog = "busy-probe-watc";
-    // A window of 300 ms in which the watchdog switched at most twice. On
-    // a loaded machine the spinning worker may wait for a CPU long enough
-    // for the alarm to ring, so windows are tried until one is quiet,
-    // within the limit.
+    // On a loaded machine the spinning worker may wait for a CPU long
+    // enough for the alarm to ring, hence the windows.
     let deadline = Instant::now() + LIMIT;
-    loop {
-        let before = voluntary_switches_of_thread(watchdog);
-        std::thread::sleep(Duration::from_millis(300));
-        let after = voluntary_switches_of_thread(watchdog);
-        match (before, after) {
-            (Some(before), Some(after)) if after - before <= 2 => break,
-            (before, after) => assert!(
-                Instant::now() < deadline,
-                "the watchdog of a busy runtime still wakes within {LIMIT:?}: \
-                 voluntary switches {before:?} then {after:?} 300 ms later"
-            ),
-        }
-    }
-    // A poll that blocks a worker for 60 ms, six times the threshold, with
-    // the spinner still running: counted (until it is, within the limit).
-    let metrics = rt.metrics();
-    while metrics.long_poll_count() == 0 {
-        assert!(
-            Instant::now() < deadline,
-            "HANG: no long poll counted within {LIMIT:?}"
-        );
-        rt.block_on(rt.spawn(async { std::thread::sleep(Duration::from_millis(60)) }))
-            .unwrap();
-        let settle = Instant::now() + Duration::from_millis(500);
-        while metrics.long_poll_count() == 0 && Instant::now() < settle {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-    }
+    until_the_watchdog_is_quiet("busy-probe-watc", "a busy", deadline);
+    // A poll that blocks a worker, with the spinner still running: counted.
+    until_a_blocking_poll_is_counted(&rt, deadline);
     stop.store(true, Ordering::Relaxed);
     rt.block_on(spinner).unwrap();
     drop(rt);

@@ -306,10 +306,9 @@ impl Alarm {
                 tv_nsec: after.subsec_nanos().into(),
             },
         };
-        // SAFETY: the descriptor is an open timerfd (owned by `self`),
-        // `spec` is a valid itimerspec that lives across the call, and the
-        // old value may be null. It can only fail for a bad argument, and
-        // these are not.
+        // It can only fail for a bad argument, and these are not.
+        // SAFETY: the descriptor is an open timerfd owned by `self`, `spec`
+        // lives across the call, and the old value may be null.
         unsafe { libc::timerfd_settime(self.timer.as_raw_fd(), 0, &spec, std::ptr::null_mut()) };
     }
 
