@@ -64,7 +64,7 @@
 //! counted in `long_poll_count` and not printed: it asks nothing of the
 //! task's code, only that the machine have CPUs to spare.
 //!
-//! Book: Chapter 7, "Seeing inside the runtime".
+//! Book: Chapter 7, "Finding the poll that blocks" (7.7).
 
 use super::MultiThread;
 use super::stats::WorkerStats;
@@ -575,13 +575,14 @@ impl Detector {
     }
 
     // ANCHOR: worker_turn
-    /// A worker's maintenance turn: one clock read and one load, and a look
-    /// at the other workers if one is due and nobody else is looking.
-    pub(crate) fn worker_turn(&self, handle: &MultiThread, worker: usize) {
+    /// A worker's maintenance turn: one load (and a clock read, unless the
+    /// worker has just read the clock, `now`), and a look at the other
+    /// workers if one is due and nobody else is looking.
+    pub(crate) fn worker_turn(&self, handle: &MultiThread, worker: usize, now: Option<Instant>) {
         if !handle.watchdog.workers_look() {
             return;
         }
-        let now = Instant::now();
+        let now = now.unwrap_or_else(Instant::now);
         if self.nanos(now) < self.next_look.load(Ordering::Relaxed) {
             return;
         }

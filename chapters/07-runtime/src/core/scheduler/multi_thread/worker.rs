@@ -713,11 +713,12 @@ impl WorkerCore {
         }
         let stats = &handle.resources.stats[self.index];
         stats.set(&stats.queue_depth, self.run_queue.len() as u64);
-        self.account_busy(handle);
-        // The long-poll detector's look, if one is due: a clock read and a
-        // load when it is not.
+        let now = self.account_busy(handle);
+        // The long-poll detector's look, if one is due: a load when it is
+        // not (the clock was just read for the busy time, when the worker
+        // was busy).
         if let Some(detector) = &handle.detector {
-            detector.worker_turn(handle, self.index);
+            detector.worker_turn(handle, self.index, now);
         }
     }
 
@@ -780,14 +781,15 @@ impl WorkerCore {
     }
     // ANCHOR_END: from_parked
 
-    /// Adds the time since the last update to the busy counter.
-    fn account_busy(&mut self, handle: &MultiThread) {
-        if let Some(since) = self.busy_since.take() {
-            let now = Instant::now();
-            let stats = &handle.resources.stats[self.index];
-            stats.add(&stats.busy_ns, now.duration_since(since).as_nanos() as u64);
-            self.busy_since = Some(now);
-        }
+    /// Adds the time since the last update to the busy counter; returns
+    /// the clock's reading, if it read it (only while counting busy time).
+    fn account_busy(&mut self, handle: &MultiThread) -> Option<Instant> {
+        let since = self.busy_since.take()?;
+        let now = Instant::now();
+        let stats = &handle.resources.stats[self.index];
+        stats.add(&stats.busy_ns, now.duration_since(since).as_nanos() as u64);
+        self.busy_since = Some(now);
+        Some(now)
     }
 
     /// Starts counting busy time (after a park, or at start).
