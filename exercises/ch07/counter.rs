@@ -2,8 +2,8 @@
 //! consistent to read.
 //!
 //! Each worker of the runtime counts what it does (polls, steals, parks)
-//! while other threads read the counts (Chapter 7, "Seeing inside the
-//! runtime"). A `fetch_add` would be correct but is a locked
+//! while other threads read the counts (Chapter 7, "Seeing inside").
+//! A `fetch_add` would be correct but is a locked
 //! read-modify-write on every increment. Because each counter has exactly
 //! one writer, a relaxed load followed by a relaxed store is enough: no
 //! other thread can write in between, and a reader sees some value the

@@ -32,7 +32,7 @@
 //! (more than one interleaving may fail: fix one, and loom shows the next).
 //!
 //! Book: Chapter 7, "Panics, abort and the JoinHandle" (7.1) and
-//! "Every interleaving, with loom" (7.7).
+//! "Every interleaving, with loom" (7.8).
 //! Check: `cargo run -p exercises -- check ch07_join_waker` (it builds with
 //! `--cfg loom`, in release, in its own target directory).
 //! Hint: `cargo run -p exercises -- hint ch07_join_waker`.

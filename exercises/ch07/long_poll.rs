@@ -2,7 +2,7 @@
 //!
 //! A task whose poll takes milliseconds (a blocking call, a long loop with
 //! no `.await`) stalls every other task on its worker. The runtime's
-//! detector reports such polls (Chapter 7, "Seeing inside the runtime").
+//! detector reports such polls (Chapter 7, "Finding the poll that blocks").
 //! Here, the simplest form of the check: time the poll itself.
 //!
 //! Write [`Watched::poll`]: poll the inner future, measure how long that

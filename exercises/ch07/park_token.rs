@@ -31,7 +31,7 @@
 //! may fail: fix one, and loom shows the next).
 //!
 //! Book: Chapter 7, "Parking without losing a wake-up" (7.2) and "Every
-//! interleaving, with loom" (7.7).
+//! interleaving, with loom" (7.8).
 //! Check: `cargo run -p exercises -- check ch07_park_token` (it builds with
 //! `--cfg loom`, in release, in its own target directory).
 //! Hint: `cargo run -p exercises -- hint ch07_park_token`.

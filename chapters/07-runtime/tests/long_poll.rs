@@ -9,7 +9,7 @@
 //! No test asserts a duration: each waits, within a bound, for the report
 //! it needs, and a hang is a failure that says so.
 //!
-//! Book: Chapter 7, "Seeing inside the runtime" (the long-poll detector).
+//! Book: Chapter 7, "Finding the poll that blocks" (7.7).
 #![cfg(not(loom))]
 #![cfg(not(miri))]
 

@@ -14,7 +14,7 @@
 //! The runtime reports nothing unless asked; this demo asks, with
 //! `Builder::on_long_poll`, and keeps the reports.
 //!
-//! Book: Chapter 7, "Seeing inside the runtime" (the long-poll detector).
+//! Book: Chapter 7, "Finding the poll that blocks" (7.7).
 
 use rt::runtime::{Builder, LongPoll, Runtime};
 use std::future::Future;

@@ -14,7 +14,7 @@
 //! even if drawing fails. Off a terminal (a pipe, a test), frames are
 //! printed one after another and a `q` line on stdin quits.
 //!
-//! Book: Chapter 7, "Seeing inside the runtime".
+//! Book: Chapter 7, "Seeing inside" (7.6).
 
 use rt::runtime::{Builder, LongPoll, MetricsSnapshot, Runtime};
 use rt::time;

@@ -53,7 +53,7 @@ enum Command {
         /// The server (Chapter 7's runtime unless given; --runtime wins)
         #[arg(long, value_enum, default_value = "rt")]
         server: ServerArg,
-        /// Chapter 7.8's echo race: ours or Tokio's (as `compare -- serve`)
+        /// Chapter 7.9's echo race: ours or Tokio's (as `compare -- serve`)
         #[arg(long, value_enum)]
         runtime: Option<RuntimeArg>,
         #[arg(long, default_value = "127.0.0.1:0")]
@@ -98,7 +98,7 @@ enum Command {
     },
 }
 
-/// The servers of Chapter 7.8's echo race: the two runtimes, and the floor
+/// The servers of Chapter 7.9's echo race: the two runtimes, and the floor
 /// (Chapter 4's epoll loop, no runtime).
 #[derive(Clone, Copy, ValueEnum)]
 enum RuntimeArg {
@@ -270,7 +270,7 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
     };
     if !args.only.is_empty() {
         // Only some pages: the appendix's tables stay as they are; the
-        // scheduler run is made only if Chapter 7.8 is among them.
+        // scheduler run is made only if Chapter 7.9 is among them.
         let sched = if args
             .only
             .iter()
@@ -453,7 +453,7 @@ fn run(args: Args) -> Result<(), Box<dyn Error>> {
 }
 
 /// Tokio's scheduler workloads on the three runtimes, one worker per CPU:
-/// the appendix's table, and Chapter 7.8's.
+/// the appendix's table, and Chapter 7.9's.
 fn scheduler_run(console: &Console, quick: bool) -> Value {
     let workers = std::thread::available_parallelism().map_or(2, usize::from);
     scheduler::run(

@@ -173,7 +173,7 @@ impl Chapters<'_> {
     }
 
     /// Every table, in page order. `sched` is the appendix's scheduler run
-    /// (2 workers), reused for Chapter 7.8.
+    /// (2 workers), reused for Chapter 7.9.
     pub fn run(&mut self, sched: &Value) -> R {
         std::fs::create_dir_all(&self.dir)
             .map_err(|err| format!("cannot create {}: {err}", self.dir.display()))?;
@@ -464,7 +464,7 @@ impl Chapters<'_> {
         self.emit(t)
     }
 
-    // ---- Chapter 7.7: loom's interleavings, from the script's CSV --------
+    // ---- Chapter 7.8: loom's interleavings, from the script's CSV --------
 
     fn loom(&mut self) -> R {
         // The CSV beside this package's sources, wherever the run starts.
@@ -585,7 +585,7 @@ impl Chapters<'_> {
         self.emit(t)
     }
 
-    // ---- Chapter 7.8 and 7.3: the echo race ------------------------------
+    // ---- Chapter 7.9 and 7.3: the echo race ------------------------------
 
     fn echo(&mut self, workers: Option<usize>, rounds: usize) -> R<Value> {
         let rounds = self.runs.unwrap_or(rounds).max(1);
@@ -724,7 +724,7 @@ impl Chapters<'_> {
             "ch07-io.md",
             "memory",
             format!(
-                "the echo race of Chapter 7.8 (`compare -- echo`), {} connections, 64-byte messages, {} rounds of {} s per server, the servers taking turns to go first; the growth of the server's resident memory divided by the connections, in the round of median throughput",
+                "the echo race of Chapter 7.9 (`compare -- echo`), {} connections, 64-byte messages, {} rounds of {} s per server, the servers taking turns to go first; the growth of the server's resident memory divided by the connections, in the round of median throughput",
                 count(connections),
                 rounds,
                 secs

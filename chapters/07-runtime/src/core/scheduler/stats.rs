@@ -16,7 +16,7 @@
 //!
 //! `RuntimeMetrics` (in `runtime/metrics.rs`) is the public view.
 //!
-//! Book: Chapter 7, "Seeing inside the runtime".
+//! Book: Chapter 7, "Seeing inside" (7.6).
 
 use std::panic::Location;
 use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
