@@ -4,11 +4,11 @@
 //! in the Tokio build), with no shim: that the same source compiles and
 //! passes against both runtimes is the point.
 
-use crate::behaviour::limit;
+use crate::behaviour::{limit, tcp_pair};
 use crate::{rt, shim};
 use futures::FutureExt;
 use rt::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader, BufWriter};
-use rt::net::{TcpListener, TcpStream};
+use rt::net::TcpStream;
 use std::future::Future;
 use std::io::ErrorKind;
 use std::pin::pin;
@@ -18,15 +18,6 @@ use std::task::{Context, Poll, Wake, Waker};
 use std::time::Duration;
 
 const PATIENCE: Duration = Duration::from_secs(10);
-
-async fn tcp_pair() -> (TcpStream, TcpStream) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let client = TcpStream::connect(listener.local_addr().unwrap())
-        .await
-        .unwrap();
-    let (server, _) = listener.accept().await.unwrap();
-    (client, server)
-}
 
 struct Count(AtomicUsize);
 

@@ -13,6 +13,7 @@ pub mod blocking_threads;
 pub mod channels;
 pub mod channels_more;
 pub mod current_thread;
+pub mod documented;
 pub mod fs;
 pub mod io;
 pub mod io_toolbox;
@@ -136,6 +137,43 @@ pub fn expect_panic<R>(what: &str, f: impl FnOnce() -> R) -> Caught {
 #[track_caller]
 pub fn here() -> &'static Location<'static> {
     Location::caller()
+}
+
+/// The panic was raised in the caller's file, between lines `after` and
+/// `before` (the lines of two `line!()` around the call: rustfmt may
+/// spread a call over several lines).
+#[track_caller]
+pub fn assert_points_here(caught: &Caught, after: u32, before: u32) {
+    let here = here();
+    assert!(
+        caught.file == here.file() && after < caught.line && caught.line < before,
+        "the panic ({:?}) points at {}:{}, not at the caller ({}:{after}..{before})",
+        caught.message,
+        caught.file,
+        caught.line,
+        here.file(),
+    );
+}
+
+/// A runtime of the entry file's flavour whose clock starts paused.
+pub fn paused_runtime() -> crate::rt::runtime::Runtime {
+    crate::shim::builder()
+        .start_paused(true)
+        .build()
+        .expect("build a paused runtime")
+}
+
+/// A connected pair of TCP streams on the loopback: the client's end,
+/// then the accepted one.
+pub async fn tcp_pair() -> (crate::rt::net::TcpStream, crate::rt::net::TcpStream) {
+    let listener = crate::rt::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap();
+    let client = crate::rt::net::TcpStream::connect(listener.local_addr().unwrap())
+        .await
+        .unwrap();
+    let (server, _) = listener.accept().await.unwrap();
+    (client, server)
 }
 
 /// True if `message` says the runtime is shutting down (Tokio: "A Tokio 1.x

@@ -7,18 +7,11 @@
 //! runtime, on both Tokio and ours, so these tests return early on the
 //! multi-thread flavour.
 
-use super::limit;
+use super::{limit, paused_runtime};
 use crate::{rt, shim};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-
-fn paused_runtime() -> rt::runtime::Runtime {
-    shim::builder()
-        .start_paused(true)
-        .build()
-        .expect("build a paused runtime")
-}
 
 /// Tokio: "If the runtime has no work to do, [...] the clock is
 /// auto-advanced to the next pending timer", and work on the blocking pool

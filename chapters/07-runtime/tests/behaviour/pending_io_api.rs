@@ -9,7 +9,7 @@
 //! `TryCurrentError::is_missing_context`. Every test says what Tokio
 //! documents and checks it the same way on both runtimes.
 
-use crate::behaviour::limit;
+use crate::behaviour::{limit, tcp_pair};
 use crate::rt::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
 use crate::{rt, shim};
 use std::future::IntoFuture;
@@ -17,14 +17,6 @@ use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-
-/// A connected pair of TCP streams on the loopback.
-async fn tcp_pair() -> (rt::net::TcpStream, rt::net::TcpStream) {
-    let listener = rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (client, accepted) = rt::join!(rt::net::TcpStream::connect(addr), listener.accept());
-    (client.unwrap(), accepted.unwrap().0)
-}
 
 #[test]
 fn length_prefixed_frames_cross_tcp_through_a_bufwriter() {

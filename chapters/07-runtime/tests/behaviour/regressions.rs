@@ -2,7 +2,7 @@
 //! Tokio does (it passes in behaviour_tokio) in a place where `rt` was
 //! reported to differ.
 
-use super::{expect_panic, limit, mentions_shutdown};
+use super::{assert_points_here, expect_panic, limit, mentions_shutdown};
 use crate::{rt, shim};
 use rt::runtime::Handle;
 use rt::sync::{mpsc, oneshot};
@@ -494,21 +494,6 @@ fn interval_duration_max_ticks_at_once_then_never() {
 }
 
 // ---- 12. Misuse panics point at the caller (#[track_caller]) ----
-
-/// The panic was raised in this file, between lines `after` and `before`
-/// (the lines of two `line!()` around the call: rustfmt may spread a call
-/// over several lines).
-fn assert_points_here(caught: &super::Caught, after: u32, before: u32) {
-    let here = super::here();
-    assert!(
-        caught.file == here.file() && after < caught.line && caught.line < before,
-        "the panic ({:?}) points at {}:{}, not at the caller ({}:{after}..{before})",
-        caught.message,
-        caught.file,
-        caught.line,
-        here.file(),
-    );
-}
 
 #[test]
 fn spawn_outside_a_runtime_panics_at_the_caller() {

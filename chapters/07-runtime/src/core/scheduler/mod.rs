@@ -40,7 +40,6 @@ pub(crate) use multi_thread::MultiThread;
 
 use crate::blocking;
 use crate::driver::DriverHandle;
-use crate::loom::{AtomicU64, Ordering};
 use crate::task::JoinHandle;
 use stats::WorkerStats;
 use std::future::Future;
@@ -102,10 +101,6 @@ pub(crate) struct Resources {
     pub(crate) stats: Box<[WorkerStats]>,
     /// The workers' event recorder, if enabled.
     pub(crate) tracer: Option<trace::Tracer>,
-    /// Written on every spawn: on a cache line of its own, so that the
-    /// spawning thread does not fight the workers for the lines that hold
-    /// what they write.
-    next_task_id: CachePadded<AtomicU64>,
 }
 
 impl Resources {
@@ -124,13 +119,12 @@ impl Resources {
             blocking,
             stats: (0..workers).map(|_| WorkerStats::new(metrics)).collect(),
             tracer,
-            next_task_id: CachePadded(AtomicU64::new(1)),
         }
     }
 
-    /// A runtime-wide unique task id.
+    /// A task id, unique in the whole process (`task/id.rs`).
     pub(crate) fn next_id(&self) -> u64 {
-        self.next_task_id.fetch_add(1, Ordering::Relaxed)
+        crate::task::id::next()
     }
 }
 
@@ -154,11 +148,6 @@ impl Scheduler {
     /// The I/O driver and the timers.
     pub(crate) fn driver(&self) -> &Arc<DriverHandle> {
         &self.resources().driver
-    }
-
-    /// A runtime-wide unique task id.
-    pub(crate) fn next_id(&self) -> u64 {
-        self.resources().next_id()
     }
 
     /// Worker threads (the current-thread flavour counts its one driving

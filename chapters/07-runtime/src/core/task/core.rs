@@ -61,7 +61,7 @@ pub(crate) struct Header {
     pub(crate) state: State,
     /// The functions for this task's concrete types.
     pub(crate) vtable: &'static Vtable,
-    /// A runtime-wide unique id, also used to pick the owned-list shard.
+    /// A process-wide unique id, also used to pick the owned-list shard.
     pub(crate) id: u64,
     /// This task's slot in its owned-list shard. Read and written only while
     /// holding that shard's lock.

@@ -1,19 +1,36 @@
-//! [`Id`]: a task's runtime-wide number, and which task is running now.
+//! [`Id`]: a task's process-wide number, and which task is running now.
 //!
-//! Every task gets the next number of its runtime when it is spawned
-//! (`scheduler::Handle::next_id`). While a task's future is being polled,
-//! its id is published in a thread-local, so that code deep inside the
-//! future can ask [`id`] or [`try_id`] which task it runs in (to label a log
-//! line, say), as Tokio's `task::id()` allows.
+//! Every task gets the next number of one counter for the whole process
+//! when it is spawned ([`next`]), whichever runtime it is spawned on, as in
+//! Tokio: an id "uniquely identifies a task relative to all other currently
+//! running tasks", so the ids of two runtimes' tasks can key one map. While
+//! a task's future is being polled, its id is published in a thread-local,
+//! so that code deep inside the future can ask [`id`] or [`try_id`] which
+//! task it runs in (to label a log line, say), as Tokio's `task::id()`
+//! allows.
 //!
 //! Book: Chapter 7, "A task is one allocation and one word".
 
+use crate::scheduler::CachePadded;
 use std::cell::Cell;
 use std::fmt;
+use std::sync::atomic::{AtomicU64, Ordering};
 
-/// A task's id: unique among the tasks of one runtime while they live.
+/// A task's id: unique among the tasks alive in the process, on every
+/// runtime.
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Id(pub(crate) u64);
+
+/// The next task id (never 0, which [`try_id`] reads as "no task").
+///
+/// Written on every spawn, so the counter sits on a cache line of its own:
+/// the spawning thread does not fight the workers for the lines that hold
+/// what they write. It is `std`'s atomic even under loom: a static needs a
+/// `const` constructor, and ids take no part in the orderings loom checks.
+pub(crate) fn next() -> u64 {
+    static NEXT: CachePadded<AtomicU64> = CachePadded(AtomicU64::new(1));
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
 
 impl Id {
     /// The number behind the id (not part of Tokio's API: for our metrics

@@ -59,7 +59,7 @@ impl<T> JoinHandle<T> {
         self.raw.header().state.load().is_complete()
     }
 
-    /// The task's runtime-wide id.
+    /// The task's id, unique among the live tasks of every runtime.
     pub fn id(&self) -> super::Id {
         super::Id(self.raw.header().id)
     }

@@ -255,13 +255,11 @@ impl Drop for WithId {
     }
 }
 
-/// An id for a local task: the next of the current runtime's, so that it
-/// differs from every other task's there, or the next of a process-wide
-/// counter outside a runtime.
+/// An id for a local task: the next of the process-wide counter every
+/// task's id comes from, so that it differs from every other task's, on any
+/// runtime or none.
 fn local_task_id() -> Id {
-    static OUTSIDE: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1 << 62);
-    let id = crate::runtime::context::with_current(|scheduler| scheduler.map(|s| s.next_id()));
-    Id(id.unwrap_or_else(|| OUTSIDE.fetch_add(1, Ordering::Relaxed)))
+    Id(super::id::next())
 }
 
 /// Spawns a `!Send` task on the [`LocalSet`] being run on this thread.

@@ -154,7 +154,7 @@ impl<S: 'static> Task<S> {
         self.raw.header()
     }
 
-    /// The task's runtime-wide id.
+    /// The task's process-wide id.
     pub(crate) fn id(&self) -> u64 {
         self.header().id
     }
@@ -175,7 +175,7 @@ impl<S: 'static> Drop for Task<S> {
 }
 
 impl<S: 'static> Notified<S> {
-    /// The task's runtime-wide id.
+    /// The task's process-wide id.
     pub(crate) fn id(&self) -> u64 {
         self.0.id()
     }

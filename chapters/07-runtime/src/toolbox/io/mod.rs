@@ -16,7 +16,9 @@
 //! Beside them: [`unix::AsyncFd`] (`async_fd.rs`), the driver's readiness
 //! for any non-blocking descriptor the caller owns (a pipe, an eventfd),
 //! and [`stdin`], [`stdout`], [`stderr`] on the blocking pool
-//! (`stdio.rs`). [`BufReader`] and [`BufWriter`] are `futures::io`'s.
+//! (`stdio.rs`). [`BufWriter`] is `futures::io`'s; [`BufReader`] is
+//! `futures::io`'s behind a wrapper that refuses a buffer of no bytes, as
+//! Tokio's does (`util/buf_reader.rs`).
 //!
 //! # The one place rt differs from Tokio
 //!
@@ -63,12 +65,13 @@ pub use futures::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite};
 /// std's error types, at Tokio's paths (`rt::io::Result<()>`, as a Tokio
 /// program writes `tokio::io::Result<()>`).
 pub use std::io::{Error, ErrorKind, Result, SeekFrom};
-// Tokio's `BufReader`, `BufWriter`, `Take` and `Chain` have the same
-// constructors and accessors as these; they are reused from `futures::io`.
-pub use futures::io::{BufReader, BufWriter, Chain, Take};
+// Tokio's `BufWriter`, `Take` and `Chain` have the same constructors and
+// accessors as these; they are reused from `futures::io`.
+pub use futures::io::{BufWriter, Chain, Take};
 
 pub use stdio::{Stderr, Stdin, Stdout, stderr, stdin, stdout};
 pub use util::buf_read_ext::AsyncBufReadExt;
+pub use util::buf_reader::BufReader;
 pub use util::buf_stream::BufStream;
 pub use util::copy::{copy, copy_bidirectional, copy_bidirectional_with_sizes, copy_buf};
 pub use util::devices::{Empty, Repeat, Sink, empty, repeat, sink};

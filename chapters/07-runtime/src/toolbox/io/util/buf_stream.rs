@@ -2,12 +2,13 @@
 //! [`BufReader`](crate::io::BufReader) around a
 //! [`BufWriter`](crate::io::BufWriter) around the stream, as Tokio's is.
 //! Reads come out of one buffer, writes gather in the other until
-//! `flush`.
+//! `flush`. Over a stream that seeks (a file), it seeks too, as Tokio's
+//! does.
 //!
 //! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
-use futures::io::{AsyncBufRead, AsyncRead, AsyncWrite, BufReader, BufWriter};
-use std::io::{self, IoSlice};
+use futures::io::{AsyncBufRead, AsyncRead, AsyncSeek, AsyncWrite, BufReader, BufWriter};
+use std::io::{self, IoSlice, SeekFrom};
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
@@ -27,7 +28,18 @@ impl<RW: AsyncRead + AsyncWrite> BufStream<RW> {
 
     /// Wraps `stream` with a read buffer of `reader_capacity` bytes and a
     /// write buffer of `writer_capacity` bytes.
+    ///
+    /// # Panics
+    ///
+    /// If `reader_capacity` is zero, at the caller's line, as
+    /// [`BufReader::with_capacity`](crate::io::BufReader::with_capacity)
+    /// (a write buffer of no bytes only passes every write through).
+    #[track_caller]
     pub fn with_capacity(reader_capacity: usize, writer_capacity: usize, stream: RW) -> Self {
+        assert!(
+            reader_capacity > 0,
+            "BufStream: reader_capacity must be greater than zero"
+        );
         BufStream {
             inner: BufReader::with_capacity(
                 reader_capacity,
@@ -96,5 +108,22 @@ impl<RW: AsyncRead + AsyncWrite + Unpin> AsyncWrite for BufStream<RW> {
 
     fn poll_close(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.inner).poll_close(cx)
+    }
+}
+
+/// Seeks the stream underneath, as Tokio's `BufStream` does: bytes still
+/// in the write buffer are written out first, and the read buffer is
+/// discarded, even when the new position falls inside it, so that
+/// `into_inner` right after a seek gives the stream at that position.
+/// `SeekFrom::Current` counts from where the caller has read to (what it
+/// consumed), not from where the read-ahead left the stream: the
+/// `BufReader` outside subtracts what it still holds.
+impl<RW: AsyncRead + AsyncWrite + AsyncSeek + Unpin> AsyncSeek for BufStream<RW> {
+    fn poll_seek(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        pos: SeekFrom,
+    ) -> Poll<io::Result<u64>> {
+        Pin::new(&mut self.inner).poll_seek(cx, pos)
     }
 }

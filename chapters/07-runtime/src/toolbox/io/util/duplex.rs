@@ -53,7 +53,9 @@ pub struct DuplexStream {
 ///
 /// # Panics
 ///
-/// If `max_buf_size` is 0 (no write could ever complete), as Tokio's does.
+/// If `max_buf_size` is 0 (no write could ever complete), at the caller's
+/// line, as Tokio's does.
+#[track_caller]
 // ANCHOR: duplex
 pub fn duplex(max_buf_size: usize) -> (DuplexStream, DuplexStream) {
     assert!(max_buf_size > 0, "duplex: max_buf_size must be at least 1");
@@ -263,7 +265,8 @@ impl SimplexStream {
     ///
     /// # Panics
     ///
-    /// If `max_buf_size` is 0, as Tokio's does.
+    /// If `max_buf_size` is 0, at the caller's line, as Tokio's does.
+    #[track_caller]
     pub fn new_unsplit(max_buf_size: usize) -> SimplexStream {
         assert!(max_buf_size > 0, "simplex: max_buf_size must be at least 1");
         SimplexStream {
@@ -280,7 +283,8 @@ impl SimplexStream {
 ///
 /// # Panics
 ///
-/// If `max_buf_size` is 0.
+/// If `max_buf_size` is 0, at the caller's line.
+#[track_caller]
 pub fn simplex(
     max_buf_size: usize,
 ) -> (

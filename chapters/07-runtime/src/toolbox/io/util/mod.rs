@@ -5,7 +5,8 @@
 //!
 //! * the extension traits: `read_ext.rs` ([`AsyncReadExt`](crate::io::AsyncReadExt)),
 //!   `write_ext.rs`, `buf_read_ext.rs` and `lines.rs`, `seek_ext.rs`;
-//! * buffering: `buf_stream.rs`;
+//! * buffering: `buf_reader.rs` (Tokio's `BufReader`, on `futures::io`'s)
+//!   and `buf_stream.rs`;
 //! * plumbing: `copy.rs` (`copy`, `copy_buf`, `copy_bidirectional`),
 //!   `split.rs` and its inverse `join.rs`, the in-memory pipes of
 //!   `duplex.rs`, and the devices of `devices.rs` (`empty`, `sink`,
@@ -35,6 +36,7 @@ macro_rules! futures_io_methods {
 }
 
 pub(crate) mod buf_read_ext;
+pub(crate) mod buf_reader;
 pub(crate) mod buf_stream;
 pub(crate) mod copy;
 pub(crate) mod devices;

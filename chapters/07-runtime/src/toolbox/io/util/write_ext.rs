@@ -83,9 +83,10 @@ pub trait AsyncWriteExt: AsyncWrite {
         fn flush(&mut self) -> Flush<'_, Self>;
     }
 
-    /// Writes some of `buf`'s current chunk (a `Bytes`, a `BytesMut`, a
-    /// `Cursor`, ...) and advances `buf` past what was written; returns how
-    /// many bytes, 0 if `buf` had none left.
+    /// Writes some of `buf` (a `Bytes`, a `BytesMut`, a `Cursor`, a
+    /// `Chain` of them, ...) in one write, vectored over its chunks, and
+    /// advances `buf` past what was written; returns how many bytes, 0 if
+    /// `buf` had none left.
     ///
     /// # Cancel safety
     ///
@@ -227,15 +228,29 @@ pub struct WriteBuf<'a, W: ?Sized, B> {
     buf: &'a mut B,
 }
 
+/// How many of a buffer's chunks [`WriteBuf`] hands to one vectored write
+/// (Tokio's limit too).
+const MAX_VECTOR_ELEMENTS: usize = 64;
+
 impl<W: AsyncWrite + Unpin + ?Sized, B: bytes::Buf> Future for WriteBuf<'_, W, B> {
     type Output = io::Result<usize>;
 
+    /// One vectored write of the buffer's chunks, as Tokio's `write_buf`
+    /// does for a writer that writes vectored: a buffer in pieces (a
+    /// `Chain`, a queue of `Bytes`) goes out whole in one call when the
+    /// writer takes it all. A writer that does not write vectored (the
+    /// trait's default `poll_write_vectored`) writes the first non-empty
+    /// chunk, as a `poll_write` of `chunk()` would.
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
         let this = &mut *self;
         if !this.buf.has_remaining() {
             return Poll::Ready(Ok(0));
         }
-        let n = ready!(Pin::new(&mut *this.writer).poll_write(cx, this.buf.chunk()))?;
+        let n = {
+            let mut slices = [IoSlice::new(&[]); MAX_VECTOR_ELEMENTS];
+            let count = this.buf.chunks_vectored(&mut slices);
+            ready!(Pin::new(&mut *this.writer).poll_write_vectored(cx, &slices[..count]))?
+        };
         this.buf.advance(n.min(this.buf.remaining()));
         Poll::Ready(Ok(n))
     }
