@@ -403,6 +403,7 @@ fn park_and_unpark_hooks_run_around_idle_time() {
                     u.fetch_add(1, Ordering::SeqCst);
                 })
                 .max_io_events_per_tick(256)
+                .max_io_events_per_busy_tick(8)
                 .build()
                 .unwrap()
         };

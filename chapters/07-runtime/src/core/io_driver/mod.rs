@@ -64,8 +64,17 @@ const WAKE_TOKEN: Token = Token(usize::MAX);
 const TIMER_TOKEN: Token = Token(usize::MAX - 1);
 // ANCHOR_END: tokens
 
-/// Events fetched per `epoll_wait`.
-const EVENTS_CAPACITY: usize = 1024;
+// ANCHOR: events_per_turn
+/// Events fetched per `epoll_wait`, at most: half a worker's ring. A busy
+/// worker turns the driver only when its ring has this much room left
+/// (`multi_thread/worker.rs`, `park_yield`), so the tasks a turn wakes fit
+/// in the ring instead of overflowing to the inject queue, where they
+/// would wait behind every task later turns bring. Events that do not fit
+/// stay in the kernel's ready list, which `epoll_wait` hands out oldest
+/// first: the kernel holds the queue, and keeps it in order. (Tokio takes
+/// up to 1,024 per turn.)
+pub(crate) const EVENTS_PER_TURN: usize = 128;
+// ANCHOR_END: events_per_turn
 
 /// The part of the driver only the thread holding it uses.
 pub(crate) struct IoDriver {
@@ -125,7 +134,7 @@ pub(crate) fn create() -> io::Result<(IoDriver, IoHandle)> {
         IoDriver {
             poll,
             timer,
-            events: Events::with_capacity(EVENTS_CAPACITY),
+            events: Events::with_capacity(EVENTS_PER_TURN),
             tick: 0,
             to_wake: Vec::new(),
         },

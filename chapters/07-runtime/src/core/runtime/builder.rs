@@ -477,8 +477,10 @@ impl Builder {
     }
 
     /// The most I/O events a worker takes from the driver per turn (Tokio's
-    /// default is 1024). Accepted for Tokio compatibility; ours always asks
-    /// the driver for up to its own fixed batch.
+    /// default is 1024). Accepted for Tokio compatibility; ours always takes
+    /// at most half a worker's ring (128), and a busy worker only when its
+    /// ring has that much room, so that a turn's tasks never overflow it
+    /// (`io_driver::EVENTS_PER_TURN`).
     ///
     /// # Panics
     ///
@@ -486,6 +488,25 @@ impl Builder {
     #[track_caller]
     pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Builder {
         assert!(capacity > 0, "max_io_events_per_tick must be at least 1");
+        self
+    }
+
+    /// The most I/O events a worker takes from the driver when it turns it
+    /// between tasks, still having tasks to run (Tokio 1.54's default: as
+    /// many as [`max_io_events_per_tick`](Self::max_io_events_per_tick)).
+    /// Accepted for Tokio compatibility; ours already takes a small busy
+    /// batch, at most 128 events and only when they fit in the worker's
+    /// ring, leaving the rest in the kernel (`io_driver::EVENTS_PER_TURN`).
+    ///
+    /// # Panics
+    ///
+    /// If `capacity` is 0.
+    #[track_caller]
+    pub fn max_io_events_per_busy_tick(&mut self, capacity: usize) -> &mut Builder {
+        assert!(
+            capacity > 0,
+            "max_io_events_per_busy_tick must be at least 1"
+        );
         self
     }
 

@@ -40,6 +40,7 @@
 
 use super::queue::{self, Local};
 use super::{MultiThread, WorkerTask};
+use crate::io_driver::EVENTS_PER_TURN;
 use crate::runtime::context;
 use crate::scheduler::Scheduler;
 use crate::scheduler::park::Parker;
@@ -58,6 +59,15 @@ use std::time::Instant;
 /// pair of tasks ping-ponging forever cannot starve the ring.
 pub(crate) const MAX_LIFO_POLLS_PER_TICK: usize = 3;
 // ANCHOR_END: lifo_const
+
+/// The room a busy worker's ring needs before it turns the driver: all the
+/// events one turn can bring (under loom, whose ring has 4 slots, half of
+/// it).
+const ROOM_FOR_A_TURN: usize = if EVENTS_PER_TURN < queue::CAPACITY / 2 {
+    EVENTS_PER_TURN
+} else {
+    queue::CAPACITY / 2
+};
 
 /// A worker's own state.
 pub(crate) struct WorkerCore {
@@ -361,15 +371,25 @@ impl WorkerContext {
         // ANCHOR_END: run_loop
     }
 
+    // ANCHOR: park_yield
     /// A zero-timeout turn of the driver, then the deferred tasks. Tasks
-    /// woken here go to the back of the ring, in the order their events came.
+    /// woken here go to the back of the ring, in the order their events
+    /// came. The driver is turned only if the ring has room for all a turn
+    /// can bring (`EVENTS_PER_TURN`); otherwise the events wait in the
+    /// kernel, in order, for a later turn, and the timers with them. A
+    /// ring that overflowed would send half its tasks to the inject queue,
+    /// which a worker kept busy by its ring takes from only one task every
+    /// `global_queue_interval` ticks: under a steady load they would wait
+    /// there far longer than any other.
     fn park_yield(&self) {
         self.stats().set_current(None);
+        let mut room = true;
         if let Some(core) = self.core.borrow_mut().as_mut() {
             core.lifo_enabled = false;
             core.in_driver = true;
+            room = core.run_queue.remaining_slots() >= ROOM_FOR_A_TURN;
         }
-        {
+        if room {
             let _traced = self.traced(TraceKind::Driver);
             self.handle.resources.driver.poll_now();
         }
@@ -379,6 +399,7 @@ impl WorkerContext {
             core.notify_after_driver(&self.handle);
         }
     }
+    // ANCHOR_END: park_yield
 
     fn has_deferred(&self) -> bool {
         !self.defer.borrow().is_empty()
