@@ -121,11 +121,6 @@ impl Resources {
             tracer,
         }
     }
-
-    /// A task id, unique in the whole process (`task/id.rs`).
-    pub(crate) fn next_id(&self) -> u64 {
-        crate::task::id::next()
-    }
 }
 
 /// A handle on a runtime's scheduler, of either flavour: cheap to clone
@@ -166,7 +161,7 @@ impl Scheduler {
         F: Future + Send + 'static,
         F::Output: Send + 'static,
     {
-        let id = self.resources().next_id();
+        let id = crate::task::id::next();
         // Before the task is queued, so before any worker can poll it.
         self.resources().config.task_hooks.spawned(id, location);
         match self {
@@ -207,7 +202,7 @@ impl Scheduler {
         };
         resources
             .blocking
-            .spawn(resources.next_id(), job, location, mandatory, hold)
+            .spawn(crate::task::id::next(), job, location, mandatory, hold)
     }
 
     /// Tasks spawned and not yet completed.
