@@ -14,6 +14,7 @@ pub mod channels;
 pub mod channels_more;
 pub mod current_thread;
 pub mod documented;
+pub mod documented_toolbox;
 pub mod fs;
 pub mod io;
 pub mod io_toolbox;

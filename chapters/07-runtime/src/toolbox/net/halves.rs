@@ -28,10 +28,9 @@
 
 /// Expands, in the module of a stream type `$stream` whose peer and local
 /// addresses are `$addr`, to its four halves, `ReuniteError`, and the
-/// `split`/`into_split` functions the stream's methods call. `$kind` names
-/// the stream in messages ("TCP").
+/// `split`/`into_split` functions the stream's methods call.
 macro_rules! stream_halves {
-    ($stream:ident, $addr:ty, $kind:literal) => {
+    ($stream:ident, $addr:ty) => {
         use ::std::sync::Arc;
 
         #[doc = concat!("The read half of a borrowed split ([`", stringify!($stream), "::split`]).")]
@@ -135,13 +134,10 @@ macro_rules! stream_halves {
         $crate::net::shared::stream_traits!(write WriteHalf<'_>, |half| half.0.io);
         $crate::net::shared::stream_traits!(write OwnedWriteHalf, |half| half.stream.io);
 
+        /// In Tokio's words, for TCP and Unix streams alike.
         impl ::std::fmt::Display for ReuniteError {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(concat!(
-                    "the two halves come from different ",
-                    $kind,
-                    " streams, so they cannot be reunited"
-                ))
+                f.write_str("tried to reunite halves that are not from the same socket")
             }
         }
 

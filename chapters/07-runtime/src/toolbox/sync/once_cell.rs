@@ -61,11 +61,12 @@ impl<T> SetError<T> {
     }
 }
 
+/// Displays the variant's name, as Tokio's `SetError` does.
 impl<T> fmt::Display for SetError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SetError::AlreadyInitializedError(_) => f.write_str("the cell is already initialized"),
-            SetError::InitializingError(_) => f.write_str("the cell is being initialized"),
+            SetError::AlreadyInitializedError(_) => f.write_str("AlreadyInitializedError"),
+            SetError::InitializingError(_) => f.write_str("InitializingError"),
         }
     }
 }

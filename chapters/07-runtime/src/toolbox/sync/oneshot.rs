@@ -202,9 +202,16 @@ impl<T> Receiver<T> {
 impl<T> Future for Receiver<T> {
     type Output = Result<T, RecvError>;
 
+    /// # Panics
+    ///
+    /// If polled again after it returned `Ready` (see
+    /// [`is_terminated`](Receiver::is_terminated)), as Tokio's receiver
+    /// does ("called after complete"): the value, or the error, was given
+    /// out once.
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
         let this = self.get_mut();
+        assert!(!this.terminated, "called after complete");
+        let budget = std::task::ready!(crate::task::coop::poll_proceed(cx));
         let mut state = this.shared.lock();
         if let Some(value) = state.value.take() {
             budget.made_progress();

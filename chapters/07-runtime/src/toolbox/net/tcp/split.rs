@@ -8,7 +8,7 @@
 use super::TcpStream;
 use std::net::SocketAddr;
 
-crate::net::halves::stream_halves!(TcpStream, SocketAddr, "TCP");
+crate::net::halves::stream_halves!(TcpStream, SocketAddr);
 
 impl ReadHalf<'_> {
     /// [`TcpStream::peek`].

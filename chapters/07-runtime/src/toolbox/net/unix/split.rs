@@ -10,4 +10,4 @@
 use super::UnixStream;
 use std::os::unix::net::SocketAddr;
 
-crate::net::halves::stream_halves!(UnixStream, SocketAddr, "Unix");
+crate::net::halves::stream_halves!(UnixStream, SocketAddr);
