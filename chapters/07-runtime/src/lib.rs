@@ -37,6 +37,8 @@
 //!   streams;
 //! * [`fs`]: Tokio's file-system module, every call a job on the blocking
 //!   pool, since epoll cannot wait on a regular file;
+//! * [`process`]: `Command` and `Child`, the child's pipes on the I/O
+//!   driver and its exit awaited through a pidfd;
 //! * [`signal`]: `ctrl_c()` and Unix signals through a self-pipe;
 //! * `macros/`: [`join!`], [`try_join!`], [`select!`]; `#[rt::main]` and
 //!   `#[rt::test]` come from the `rt-macros` crate beside this one.
@@ -83,6 +85,8 @@ pub mod io;
 pub mod macros;
 #[path = "toolbox/net/mod.rs"]
 pub mod net;
+#[path = "toolbox/process/mod.rs"]
+pub mod process;
 #[path = "toolbox/signal/mod.rs"]
 pub mod signal;
 #[path = "toolbox/sync/mod.rs"]
