@@ -8,6 +8,7 @@
 
 #![allow(clippy::undocumented_unsafe_blocks)]
 
+pub mod api_gaps;
 pub mod blocking;
 pub mod blocking_threads;
 pub mod channels;
@@ -22,6 +23,7 @@ pub mod macros_forms;
 pub mod net;
 pub mod net_edges;
 pub mod paused_clock;
+pub mod process;
 pub mod regressions;
 pub mod runtime;
 pub mod shutdown;

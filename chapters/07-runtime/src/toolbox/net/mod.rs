@@ -1,7 +1,8 @@
 //! Networking on the runtime's I/O driver: TCP ([`TcpListener`],
 //! [`TcpStream`], [`TcpSocket`], and the split halves in [`tcp`]), UDP
 //! ([`UdpSocket`]), Unix-domain streams ([`UnixListener`],
-//! [`UnixStream`]) and Unix-domain datagrams ([`UnixDatagram`]).
+//! [`UnixStream`], [`UnixSocket`]) and Unix-domain datagrams
+//! ([`UnixDatagram`]).
 //!
 //! Every type is a `RegisteredSource` of a non-blocking `mio` socket
 //! (`core/io_driver/registered_source.rs`): the socket and its registration with
@@ -31,4 +32,5 @@ pub use addr::{ToSocketAddrs, lookup_host};
 pub use tcp::{TcpListener, TcpSocket, TcpStream};
 pub use udp::UdpSocket;
 pub use unix::datagram::UnixDatagram;
+pub use unix::socket::UnixSocket;
 pub use unix::{UnixListener, UnixStream};

@@ -172,6 +172,21 @@ impl TcpStream {
             .await
     }
 
+    /// [`peek`](Self::peek) as a poll method: copies what the socket holds
+    /// into `buf` without taking it and returns the length, or registers
+    /// `cx` and returns `Pending` if nothing has arrived. The waker goes in
+    /// the reader's slot, shared with `poll_read` and `poll_read_ready`:
+    /// only the last of their callers is woken (the writer's slot is
+    /// apart). Never returns `WouldBlock`.
+    ///
+    /// Tokio's takes a `ReadBuf` and advances it by the length; ours takes
+    /// the bytes and returns the length, as `UdpSocket::poll_peek` and
+    /// `poll_read` do in rt (see `rt::io`).
+    pub fn poll_peek(&self, cx: &mut Context<'_>, buf: &mut [u8]) -> Poll<io::Result<usize>> {
+        self.io
+            .poll_io(cx, Direction::Read, |socket| socket.peek(buf))
+    }
+
     /// Splits the stream into a read half and a write half that borrow it,
     /// usable at the same time (e.g. in two branches of one task); no
     /// allocation. See [`into_split`](Self::into_split) for halves that can

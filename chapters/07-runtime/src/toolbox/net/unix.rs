@@ -12,14 +12,21 @@
 //!
 //! Unix datagrams are in `unix/datagram.rs`: `UnixDatagram` is UDP's kind of
 //! socket, not a stream, and is exported as `rt::net::UnixDatagram`, where
-//! Tokio has it.
+//! Tokio has it. `unix/socket.rs` has [`UnixSocket`](super::UnixSocket),
+//! a socket set up before it listens, connects or becomes a datagram
+//! socket; `unix/ucred.rs` the peer's credentials ([`UCred`]); and
+//! [`pipe`] anonymous pipes and FIFOs, on the same driver plumbing.
 //!
 //! Book: Chapter 8, "Sockets".
 
 pub(super) mod datagram;
+pub mod pipe;
+pub(super) mod socket;
 mod split;
+mod ucred;
 
 pub use split::{OwnedReadHalf, OwnedWriteHalf, ReadHalf, ReuniteError, WriteHalf};
+pub use ucred::{UCred, gid_t, pid_t, uid_t};
 
 /// The address of a Unix socket: a path, an abstract name (Linux) or none
 /// (unnamed), at Tokio's path `net::unix::SocketAddr`.
@@ -82,7 +89,13 @@ impl UnixListener {
 impl UnixStream {
     /// Connects to the socket at `path`.
     pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
-        let stream = UnixStream::from_mio(mio::net::UnixStream::connect(path)?)?;
+        UnixStream::connect_mio(mio::net::UnixStream::connect(path)?).await
+    }
+
+    /// Registers a socket whose non-blocking connect has begun (here, or in
+    /// `UnixSocket::connect`) and waits for it to finish.
+    pub(super) async fn connect_mio(io: mio::net::UnixStream) -> io::Result<UnixStream> {
+        let stream = UnixStream::from_mio(io)?;
         // As for TCP: the connect is done when the socket is writable, and
         // SO_ERROR says whether it worked.
         stream.writable().await?;
@@ -120,6 +133,14 @@ impl UnixStream {
     /// The peer's address.
     pub fn peer_addr(&self) -> io::Result<SocketAddr> {
         self.io.peer_addr()
+    }
+
+    /// The credentials of the peer process (`SO_PEERCRED`), as the kernel
+    /// took them when the connection was made: for an accepted stream, the
+    /// client's at its `connect`; for a connected one, the server's at its
+    /// `listen`; for a `pair`, the process that made it.
+    pub fn peer_cred(&self) -> io::Result<UCred> {
+        ucred::peer_cred(self)
     }
 
     /// Gives the stream back as a `std` stream, taken off the driver, still

@@ -67,7 +67,7 @@ impl UnixDatagram {
         UnixDatagram::from_mio(mio::net::UnixDatagram::from_std(datagram))
     }
 
-    fn from_mio(io: mio::net::UnixDatagram) -> io::Result<UnixDatagram> {
+    pub(super) fn from_mio(io: mio::net::UnixDatagram) -> io::Result<UnixDatagram> {
         let io = RegisteredSource::new_duplex(io)?;
         Ok(UnixDatagram { io })
     }
