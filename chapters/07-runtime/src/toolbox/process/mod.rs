@@ -55,6 +55,8 @@
 //! [`AsyncReadExt`](crate::io::AsyncReadExt) and
 //! [`AsyncWriteExt`](crate::io::AsyncWriteExt) give them the same `read`,
 //! `read_to_end`, `write_all` methods as Tokio's.
+//!
+//! Book: Chapter 8, "Writing programs".
 
 mod child;
 mod pipes;
