@@ -8,6 +8,7 @@
 
 #![allow(clippy::undocumented_unsafe_blocks)]
 
+pub mod api_audit;
 pub mod api_gaps;
 pub mod blocking;
 pub mod blocking_threads;

@@ -246,6 +246,19 @@ impl TcpStream {
         socket2::SockRef::from(self).set_linger(Some(std::time::Duration::ZERO))
     }
 
+    /// `TCP_QUICKACK`: whether the kernel acknowledges received data at
+    /// once instead of delaying the ACK. Linux turns it off again by
+    /// itself as the connection goes on, so the value read is a snapshot.
+    pub fn quickack(&self) -> io::Result<bool> {
+        socket2::SockRef::from(self).tcp_quickack()
+    }
+
+    /// Sets `TCP_QUICKACK` (see [`quickack`](Self::quickack)); not
+    /// permanent, so a program that wants it sets it again after reads.
+    pub fn set_quickack(&self, quickack: bool) -> io::Result<()> {
+        socket2::SockRef::from(self).set_tcp_quickack(quickack)
+    }
+
     /// Nagle's algorithm is off (true) or on.
     pub fn nodelay(&self) -> io::Result<bool> {
         self.io.nodelay()

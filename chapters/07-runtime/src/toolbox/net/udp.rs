@@ -237,6 +237,42 @@ impl UdpSocket {
     pub fn set_multicast_loop_v6(&self, on: bool) -> io::Result<()> {
         self.io.set_multicast_loop_v6(on)
     }
+
+    /// `IP_TOS`: the type-of-service byte of outgoing IPv4 datagrams (the
+    /// DSCP and ECN bits). An error on an IPv6 socket.
+    pub fn tos_v4(&self) -> io::Result<u32> {
+        socket2::SockRef::from(self).tos_v4()
+    }
+
+    /// Sets `IP_TOS` (see [`tos_v4`](Self::tos_v4)).
+    pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
+        socket2::SockRef::from(self).set_tos_v4(tos)
+    }
+
+    /// `IPV6_TCLASS`: the traffic class of outgoing IPv6 datagrams, IPv6's
+    /// counterpart of [`tos_v4`](Self::tos_v4). An error on an IPv4 socket.
+    pub fn tclass_v6(&self) -> io::Result<u32> {
+        socket2::SockRef::from(self).tclass_v6()
+    }
+
+    /// Sets `IPV6_TCLASS` (see [`tclass_v6`](Self::tclass_v6)).
+    pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
+        socket2::SockRef::from(self).set_tclass_v6(tclass)
+    }
+
+    /// `SO_BINDTODEVICE`: the name of the network interface the socket is
+    /// bound to, or `None` if it may use any.
+    pub fn device(&self) -> io::Result<Option<Vec<u8>>> {
+        socket2::SockRef::from(self).device()
+    }
+
+    /// Binds the socket to the interface named `interface` (`b"lo"`), so it
+    /// sends and receives through that one only; `None` undoes it. Linux
+    /// asks for `CAP_NET_RAW` to bind (an unprivileged caller gets
+    /// `PermissionDenied`), not to unbind.
+    pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
+        socket2::SockRef::from(self).bind_device(interface)
+    }
 }
 
 /// Who sent the datagram at the head of the queue (`MSG_PEEK` with an empty

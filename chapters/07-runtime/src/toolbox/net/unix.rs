@@ -62,6 +62,13 @@ impl UnixListener {
         UnixListener::from_mio(mio::net::UnixListener::bind(path)?)
     }
 
+    /// Binds to `socket_addr`, which may name a path or (Linux) an
+    /// abstract name, as std's `SocketAddr::from_abstract_name` makes;
+    /// call inside a runtime.
+    pub fn bind_addr(socket_addr: &SocketAddr) -> io::Result<UnixListener> {
+        UnixListener::from_mio(mio::net::UnixListener::bind_addr(socket_addr)?)
+    }
+
     /// Takes over a bound `std` listener (set non-blocking here).
     pub fn from_std(listener: std::os::unix::net::UnixListener) -> io::Result<UnixListener> {
         listener.set_nonblocking(true)?;
@@ -90,6 +97,12 @@ impl UnixStream {
     /// Connects to the socket at `path`.
     pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
         UnixStream::connect_mio(mio::net::UnixStream::connect(path)?).await
+    }
+
+    /// Connects to the socket `socket_addr` names: a path or (Linux) an
+    /// abstract name, as for [`UnixListener::bind_addr`].
+    pub async fn connect_addr(socket_addr: &SocketAddr) -> io::Result<UnixStream> {
+        UnixStream::connect_mio(mio::net::UnixStream::connect_addr(socket_addr)?).await
     }
 
     /// Registers a socket whose non-blocking connect has begun (here, or in

@@ -34,6 +34,9 @@ use std::sync::OnceLock;
 /// # });
 /// ```
 pub struct OnceCell<T> {
+    /// The value [`const_new_with`](OnceCell::const_new_with) put in: a
+    /// `OnceLock` cannot be filled in a `const` context.
+    preset: Option<T>,
     value: OnceLock<T>,
     /// One permit: the right to run the initialiser. Closed once the value
     /// is set, which sends every waiter to read it.
@@ -77,6 +80,7 @@ impl<T> OnceCell<T> {
     /// An empty cell.
     pub fn new() -> OnceCell<T> {
         OnceCell {
+            preset: None,
             value: OnceLock::new(),
             init: Semaphore::new(1),
         }
@@ -87,8 +91,22 @@ impl<T> OnceCell<T> {
     #[cfg(not(loom))]
     pub const fn const_new() -> OnceCell<T> {
         OnceCell {
+            preset: None,
             value: OnceLock::new(),
             init: Semaphore::const_new(1),
+        }
+    }
+
+    /// A cell holding `value`, in a `const` context: for a `static` that
+    /// starts set (not in loom builds). `set` refuses another value, as on
+    /// any set cell.
+    #[cfg(not(loom))]
+    pub const fn const_new_with(value: T) -> OnceCell<T> {
+        OnceCell {
+            preset: Some(value),
+            value: OnceLock::new(),
+            // No permit: nobody ever gets the turn to initialise it.
+            init: Semaphore::const_new(0),
         }
     }
 
@@ -104,17 +122,20 @@ impl<T> OnceCell<T> {
 
     /// True once a value is set.
     pub fn initialized(&self) -> bool {
-        self.value.get().is_some()
+        self.get().is_some()
     }
 
     /// The value, if set.
     pub fn get(&self) -> Option<&T> {
-        self.value.get()
+        self.preset.as_ref().or_else(|| self.value.get())
     }
 
     /// The value, mutably, if set: `&mut self` proves nobody else uses it.
     pub fn get_mut(&mut self) -> Option<&mut T> {
-        self.value.get_mut()
+        match &mut self.preset {
+            Some(value) => Some(value),
+            None => self.value.get_mut(),
+        }
     }
 
     /// Sets the value if the cell is empty and nobody is initialising it;
@@ -191,7 +212,7 @@ impl<T> OnceCell<T> {
 
     /// The value, if set, the cell consumed.
     pub fn into_inner(self) -> Option<T> {
-        self.value.into_inner()
+        self.preset.or_else(|| self.value.into_inner())
     }
 
     /// Takes the value out, leaving the cell empty (and usable again).

@@ -244,6 +244,13 @@ impl<T> Sender<T> {
     }
 }
 
+impl<T: Default> Default for Sender<T> {
+    /// [`Sender::new`] holding `T::default()`, with no receiver yet.
+    fn default() -> Sender<T> {
+        Sender::new(T::default())
+    }
+}
+
 impl<T> Clone for Sender<T> {
     fn clone(&self) -> Sender<T> {
         self.shared.state.lock().senders += 1;

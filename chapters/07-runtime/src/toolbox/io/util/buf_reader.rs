@@ -92,6 +92,15 @@ impl<R> BufReader<R> {
     pub fn buffer(&self) -> &[u8] {
         self.inner.buffer()
     }
+
+    /// The `futures::io` reader inside, out of its box, with what it has
+    /// read ahead: for `BufStream`'s `From`.
+    pub(super) fn into_unboxed(self) -> futures::io::BufReader<R>
+    where
+        R: Unpin,
+    {
+        *Pin::into_inner(self.inner)
+    }
 }
 
 impl<R: AsyncRead> AsyncRead for BufReader<R> {

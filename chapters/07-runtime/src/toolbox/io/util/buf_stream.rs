@@ -59,9 +59,32 @@ impl<RW: AsyncRead + AsyncWrite> BufStream<RW> {
         self.inner.get_mut().get_mut()
     }
 
+    /// The stream underneath, pinned. Ours needs `RW: Unpin` (reaching
+    /// through the buffers otherwise takes `unsafe`); Tokio's does not.
+    pub fn get_pin_mut(self: Pin<&mut Self>) -> Pin<&mut RW>
+    where
+        RW: Unpin,
+    {
+        Pin::new(Pin::into_inner(self).get_mut())
+    }
+
     /// The stream; buffered bytes not yet read or flushed are lost.
     pub fn into_inner(self) -> RW {
         self.inner.into_inner().into_inner()
+    }
+}
+
+/// A `BufStream` from the same two buffers built by hand, keeping what
+/// the reader has read ahead and what the writer has not yet flushed.
+/// Ours needs `RW: Unpin`, as [`BufReader::into_inner`](crate::io::BufReader::into_inner)
+/// does; Tokio's does not. The other nesting, a `BufWriter` around a
+/// `BufReader`, Tokio also converts and ours does not: `futures::io`'s
+/// `BufWriter` cannot be rebuilt around the reader with its buffer.
+impl<RW: Unpin> From<crate::io::BufReader<BufWriter<RW>>> for BufStream<RW> {
+    fn from(reader: crate::io::BufReader<BufWriter<RW>>) -> BufStream<RW> {
+        BufStream {
+            inner: reader.into_unboxed(),
+        }
     }
 }
 

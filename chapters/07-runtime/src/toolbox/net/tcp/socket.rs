@@ -135,6 +135,44 @@ impl TcpSocket {
         self.inner.tcp_nodelay()
     }
 
+    /// `IP_TOS`: the type-of-service byte of the IPv4 packets the
+    /// connection will send (the DSCP and ECN bits). An error on an IPv6
+    /// socket.
+    pub fn tos_v4(&self) -> io::Result<u32> {
+        self.inner.tos_v4()
+    }
+
+    /// Sets `IP_TOS` (see [`tos_v4`](Self::tos_v4)).
+    pub fn set_tos_v4(&self, tos: u32) -> io::Result<()> {
+        self.inner.set_tos_v4(tos)
+    }
+
+    /// `IPV6_TCLASS`: the traffic class of the IPv6 packets the connection
+    /// will send, IPv6's counterpart of [`tos_v4`](Self::tos_v4). An error
+    /// on an IPv4 socket.
+    pub fn tclass_v6(&self) -> io::Result<u32> {
+        self.inner.tclass_v6()
+    }
+
+    /// Sets `IPV6_TCLASS` (see [`tclass_v6`](Self::tclass_v6)).
+    pub fn set_tclass_v6(&self, tclass: u32) -> io::Result<()> {
+        self.inner.set_tclass_v6(tclass)
+    }
+
+    /// `SO_BINDTODEVICE`: the name of the network interface the socket is
+    /// bound to, or `None` if it may use any.
+    pub fn device(&self) -> io::Result<Option<Vec<u8>>> {
+        self.inner.device()
+    }
+
+    /// Binds the socket to the interface named `interface` (`b"lo"`), so
+    /// the connection goes through that one only; `None` undoes it. Linux
+    /// asks for `CAP_NET_RAW` to bind (an unprivileged caller gets
+    /// `PermissionDenied`), not to unbind.
+    pub fn bind_device(&self, interface: Option<&[u8]>) -> io::Result<()> {
+        self.inner.bind_device(interface)
+    }
+
     /// Binds the socket to `addr` (port 0: any free port).
     pub fn bind(&self, addr: SocketAddr) -> io::Result<()> {
         self.inner.bind(&SockAddr::from(addr))
@@ -189,6 +227,29 @@ impl std::os::fd::AsRawFd for TcpSocket {
 impl std::os::fd::AsFd for TcpSocket {
     fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
         self.inner.as_fd()
+    }
+}
+
+impl std::os::fd::FromRawFd for TcpSocket {
+    /// Takes over `fd`, a TCP socket not yet connected or listening, to
+    /// set options on it; it is set non-blocking when it connects or
+    /// listens.
+    ///
+    /// # Safety
+    ///
+    /// `fd` must be an open socket that nothing else owns or closes.
+    unsafe fn from_raw_fd(fd: std::os::fd::RawFd) -> TcpSocket {
+        // SAFETY: the caller passes an open descriptor that it gives up,
+        // which is what `Socket::from_raw_fd` asks.
+        let inner = unsafe { <Socket as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+        TcpSocket { inner }
+    }
+}
+
+impl std::os::fd::IntoRawFd for TcpSocket {
+    /// Gives up the descriptor: the caller closes it.
+    fn into_raw_fd(self) -> std::os::fd::RawFd {
+        std::os::fd::IntoRawFd::into_raw_fd(self.inner)
     }
 }
 
