@@ -688,8 +688,9 @@ impl super::Handle {
 pub struct Id(std::num::NonZeroU64);
 
 impl Id {
-    /// The next unused id.
-    fn next() -> Id {
+    /// The next unused id (runtimes and [`LocalSet`](crate::task::LocalSet)s
+    /// draw from the same count).
+    pub(crate) fn next() -> Id {
         static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Id(std::num::NonZeroU64::new(n).expect("2^64 runtimes: the counter wrapped"))
@@ -699,6 +700,22 @@ impl Id {
 impl fmt::Display for Id {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.0.fmt(f)
+    }
+}
+
+impl fmt::Debug for Builder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Builder")
+            .field("current_thread", &self.current_thread)
+            .field("worker_threads", &self.worker_threads)
+            .field("thread_name", &self.thread_name)
+            .field("max_blocking_threads", &self.max_blocking_threads)
+            .field("thread_keep_alive", &self.thread_keep_alive)
+            .field("global_queue_interval", &self.global_queue_interval)
+            .field("event_interval", &self.event_interval)
+            .field("start_paused", &self.start_paused)
+            .field("long_poll_threshold", &self.long_poll_threshold)
+            .finish_non_exhaustive()
     }
 }
 

@@ -12,6 +12,7 @@
 use crate::loom::Ordering;
 use crate::scheduler::Scheduler;
 use crate::scheduler::stats::{POLL_TIME_BUCKETS, bucket_upper_ns};
+use std::fmt;
 use std::panic::Location;
 use std::time::{Duration, Instant};
 
@@ -33,6 +34,17 @@ macro_rules! worker_counters {
 pub struct RuntimeMetrics {
     handle: Scheduler,
 }
+
+impl fmt::Debug for RuntimeMetrics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RuntimeMetrics")
+            .field("num_workers", &self.num_workers())
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::panic::UnwindSafe for RuntimeMetrics {}
+impl std::panic::RefUnwindSafe for RuntimeMetrics {}
 
 impl RuntimeMetrics {
     pub(crate) fn new(handle: Scheduler) -> RuntimeMetrics {

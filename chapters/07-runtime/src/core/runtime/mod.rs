@@ -57,6 +57,13 @@ pub struct Handle {
     pub(crate) inner: Scheduler,
 }
 
+// A panic caught around a runtime or a handle leaves the runtime usable:
+// its state is shared through locks and atomics (as Tokio's).
+impl std::panic::UnwindSafe for Runtime {}
+impl std::panic::RefUnwindSafe for Runtime {}
+impl std::panic::UnwindSafe for Handle {}
+impl std::panic::RefUnwindSafe for Handle {}
+
 impl Runtime {
     /// A runtime with one worker per logical CPU.
     pub fn new() -> io::Result<Runtime> {

@@ -88,6 +88,24 @@ impl AbortHandle {
     }
 }
 
+// Every method is one atomic step on the task's state (as Tokio's).
+impl std::panic::UnwindSafe for AbortHandle {}
+impl std::panic::RefUnwindSafe for AbortHandle {}
+
+impl Clone for AbortHandle {
+    /// Another handle to the same task (one more reference to it).
+    fn clone(&self) -> AbortHandle {
+        match &self.repr {
+            AbortTarget::Task(raw) => AbortHandle::new(*raw),
+            AbortTarget::Local {
+                abort,
+                finished,
+                id,
+            } => AbortHandle::local(abort.clone(), finished.clone(), *id),
+        }
+    }
+}
+
 impl Drop for AbortHandle {
     fn drop(&mut self) {
         if let AbortTarget::Task(raw) = self.repr {

@@ -36,6 +36,11 @@ unsafe impl<T: Send> Sync for JoinHandle<T> {}
 
 impl<T> Unpin for JoinHandle<T> {}
 
+// A panic caught while a handle was borrowed or moved leaves nothing half
+// done: the output lives in the task, behind its state word (as Tokio's).
+impl<T> std::panic::UnwindSafe for JoinHandle<T> {}
+impl<T> std::panic::RefUnwindSafe for JoinHandle<T> {}
+
 impl<T> JoinHandle<T> {
     /// Wraps the JoinHandle's reference.
     pub(crate) fn new(raw: RawTask) -> JoinHandle<T> {

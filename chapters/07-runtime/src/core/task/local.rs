@@ -53,6 +53,9 @@ struct LocalTasks {
     spawned: RefCell<Vec<LocalBoxFuture<'static, ()>>>,
     /// Whoever last polled the set, woken when a task is spawned.
     waker: RefCell<Option<Waker>>,
+    /// The set's identity, unique among the runtimes and sets of this
+    /// process ([`LocalSet::id`]).
+    id: crate::runtime::Id,
 }
 
 thread_local! {
@@ -102,8 +105,15 @@ impl LocalSet {
                 running: RefCell::new(FuturesUnordered::new()),
                 spawned: RefCell::new(Vec::new()),
                 waker: RefCell::new(None),
+                id: crate::runtime::Id::next(),
             }),
         }
+    }
+
+    /// This set's [`Id`](crate::runtime::Id), which no runtime or other
+    /// set of this process shares, as Tokio's `LocalSet::id`.
+    pub fn id(&self) -> crate::runtime::Id {
+        self.shared.id
     }
 
     /// Spawns a task on this set. It runs when the set is polled (by
