@@ -133,6 +133,7 @@ impl Process {
             .expect("the std child is there until drop")
     }
 
+    // ANCHOR: process_wait
     /// Waits until the program has exited and reaps it.
     async fn wait(&mut self) -> io::Result<ExitStatus> {
         if let ExitWatch::Pidfd(pidfd) = &self.exit {
@@ -163,6 +164,7 @@ impl Process {
             pause = (pause * 2).min(LONGEST_POLL);
         }
     }
+    // ANCHOR_END: process_wait
 }
 
 impl Drop for Process {
