@@ -72,20 +72,27 @@ impl<T> Inject<T> {
     }
 
     /// Pushes a task scheduled from outside the workers, and counts it.
-    pub(crate) fn push_remote(&self, task: T) {
-        self.push_one(task, true);
+    /// Returns true if the queue was empty before (under the lock): the
+    /// first task of a run. A consumer that takes everything the queue
+    /// holds before it sleeps needs to be told only about that one; the
+    /// tasks pushed behind it are taken with it, or find the queue empty
+    /// again and are first in turn.
+    pub(crate) fn push_remote(&self, task: T) -> bool {
+        self.push_one(task, true)
     }
 
-    fn push_one(&self, task: T, remote: bool) {
+    fn push_one(&self, task: T, remote: bool) -> bool {
         let mut queue = self.queue.lock();
         if self.closed.load(Ordering::Acquire) {
             drop(queue);
             drop(task);
-            return;
+            return false;
         }
+        let was_empty = queue.tasks.is_empty();
         queue.tasks.push_back(task);
         queue.remote_pushes += u64::from(remote);
         self.len.store(queue.tasks.len(), Ordering::Release);
+        was_empty
     }
 
     /// Tasks pushed with `push_remote` so far.
@@ -174,10 +181,14 @@ mod tests {
     #[test]
     fn fifo_batches_and_close() {
         let inject = Inject::new();
+        assert!(inject.push_remote(1), "the first task of a run");
+        assert!(!inject.push_remote(7), "behind the first");
+        assert_eq!(inject.pop(), Some(1));
+        assert_eq!(inject.pop(), Some(7));
         inject.push_remote(1);
         inject.push_batch([2, 3, 4].into_iter());
         assert_eq!(inject.len(), 4);
-        assert_eq!(inject.remote_pushes(), 1);
+        assert_eq!(inject.remote_pushes(), 3);
         assert_eq!(inject.pop(), Some(1));
         let mut popped = Vec::new();
         assert_eq!(inject.pop_n(2, |t| popped.push(t)), 2);
