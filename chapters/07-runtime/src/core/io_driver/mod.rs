@@ -93,6 +93,10 @@ pub(crate) struct IoHandle {
     resources: Mutex<Slab>,
     /// Readiness events delivered to sockets since the start.
     ready_events: std::sync::atomic::AtomicU64,
+    /// `Slab::live`, mirrored (written under the table's lock) so that a
+    /// turn without waiting can see without the lock that no socket is
+    /// registered, and skip the system call.
+    live: std::sync::atomic::AtomicUsize,
 }
 
 #[derive(Default)]
@@ -143,6 +147,7 @@ pub(crate) fn create() -> io::Result<(IoDriver, IoHandle)> {
             waker,
             resources: Mutex::new(Slab::default()),
             ready_events: std::sync::atomic::AtomicU64::new(0),
+            live: std::sync::atomic::AtomicUsize::new(0),
         },
     ))
 }
@@ -152,6 +157,17 @@ impl IoDriver {
     /// arrives or the driver is woken), then deliver them.
     pub(crate) fn turn(&mut self, handle: &IoHandle, timeout: Option<Duration>) -> io::Result<()> {
         // ANCHOR: turn_wait
+        // A turn that may not wait, with no socket registered, has nothing
+        // to deliver: no system call. (The wake and timer descriptors are
+        // not sockets; a wake pending on them ends the next wait at once.)
+        // A busy runtime without sockets (pure computation, channels,
+        // timers) turns the driver every `event_interval` tasks, and the
+        // `epoll_wait` was most of that turn's cost.
+        if timeout == Some(Duration::ZERO)
+            && handle.live.load(std::sync::atomic::Ordering::Relaxed) == 0
+        {
+            return Ok(());
+        }
         self.tick = self.tick.wrapping_add(1);
         // A positive timeout is a timer's deadline: the timer descriptor ends
         // the wait to the microsecond; epoll_wait's own millisecond timeout
@@ -247,6 +263,8 @@ impl IoHandle {
             entry.io = Some(io.clone());
             let token = token(index, entry.generation);
             slab.live += 1;
+            self.live
+                .store(slab.live, std::sync::atomic::Ordering::Relaxed);
             token
         };
         if let Err(error) = self.registry.register(source, token, interest) {
@@ -282,6 +300,8 @@ impl IoHandle {
             let io = entry.io.take();
             slab.free.push(index);
             slab.live -= 1;
+            self.live
+                .store(slab.live, std::sync::atomic::Ordering::Relaxed);
             io
         };
         if let Some(io) = io {
