@@ -24,6 +24,11 @@
 //!   cloned `AbortHandle` aborts the same task; `LocalSet::id` differs
 //!   between sets and from the runtime's; `Builder` and `RuntimeMetrics`
 //!   implement `Debug`.
+//! * `Interest::ERROR`: an `AsyncFd` registered for errors alone wakes
+//!   with `is_error()` when an error is queued on its socket, and a guard
+//!   that clears it waits again for the next.
+//! * `Interest::PRIORITY`: an `AsyncFd` registered for it wakes with
+//!   `is_priority()` when TCP urgent data arrives.
 //!
 //! Written from Tokio's documentation; every test passes on Tokio 1.54.
 
@@ -543,5 +548,117 @@ fn the_builder_and_the_metrics_implement_debug() {
         assert!(format!("{builder:?}").starts_with("Builder"));
         let runtime = shim::runtime();
         assert!(format!("{:?}", runtime.metrics()).starts_with("RuntimeMetrics"));
+    });
+}
+
+/// `Interest::ERROR` on an `AsyncFd`: a UDP socket that asked for
+/// `IP_RECVERR` sends to a port nobody listens on; the loopback answers
+/// with ICMP "port unreachable", which the kernel queues on the socket as
+/// an error. The `AsyncFd`, registered for errors alone, wakes with
+/// `is_error()`; the error is `ConnectionRefused`; once read and the
+/// readiness cleared, the next wait needs a new error.
+#[test]
+fn async_fd_wakes_for_an_error_queued_on_its_socket() {
+    use std::os::fd::AsRawFd;
+    limit("Interest::ERROR", || {
+        shim::runtime().block_on(async {
+            let closed = std::net::UdpSocket::bind("127.0.0.1:0")
+                .unwrap()
+                .local_addr()
+                .unwrap();
+            let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+            socket.set_nonblocking(true).unwrap();
+            let on: libc::c_int = 1;
+            // SAFETY: an open descriptor, and an int option of its size.
+            let set = unsafe {
+                libc::setsockopt(
+                    socket.as_raw_fd(),
+                    libc::SOL_IP,
+                    libc::IP_RECVERR,
+                    (&raw const on).cast(),
+                    size_of::<libc::c_int>() as libc::socklen_t,
+                )
+            };
+            assert_eq!(set, 0, "setsockopt(IP_RECVERR)");
+            let interest = rt::io::Interest::ERROR;
+            assert!(interest.is_error() && !interest.is_readable() && !interest.is_writable());
+            // SAFETY: the AsyncFd owns the socket, which stays open and the
+            // same while it does.
+            let fd =
+                unsafe { rt::io::unix::AsyncFd::register_with_interest(socket, interest) }.unwrap();
+            fd.get_ref().send_to(b"anyone there?", closed).unwrap();
+            let mut guard = fd.ready(interest).await.unwrap();
+            assert!(guard.ready().is_error(), "{:?}", guard.ready());
+            let error = fd
+                .get_ref()
+                .take_error()
+                .unwrap()
+                .expect("an error is queued");
+            assert_eq!(error.kind(), ErrorKind::ConnectionRefused);
+            // Drain the error queue, then clear: no error is left to wake for.
+            let mut buf = [0u8; 256];
+            // SAFETY: an open descriptor and a buffer of the length given.
+            let drained = unsafe {
+                libc::recv(
+                    fd.as_raw_fd(),
+                    buf.as_mut_ptr().cast(),
+                    buf.len(),
+                    libc::MSG_ERRQUEUE | libc::MSG_DONTWAIT,
+                )
+            };
+            assert!(drained >= 0, "{}", io::Error::last_os_error());
+            guard.clear_ready();
+            let again = rt::time::timeout(Duration::from_millis(50), fd.ready(interest)).await;
+            assert!(again.is_err(), "ready again with no new error");
+            // A second unanswered datagram: a second error, a second wake.
+            fd.get_ref().send_to(b"still nobody?", closed).unwrap();
+            let guard = fd.ready(interest).await.unwrap();
+            assert!(guard.ready().is_error());
+        });
+    });
+}
+
+/// `Interest::PRIORITY`: TCP's urgent byte (`send` with `MSG_OOB`) is
+/// priority data; an `AsyncFd` over the receiving stream, registered for
+/// priority alone, wakes with `is_priority()`, and the byte reads back
+/// with `MSG_OOB`.
+#[test]
+fn async_fd_wakes_for_priority_data() {
+    use std::os::fd::AsRawFd;
+    limit("Interest::PRIORITY", || {
+        shim::runtime().block_on(async {
+            let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            let sender = std::net::TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+            let (receiver, _) = listener.accept().unwrap();
+            receiver.set_nonblocking(true).unwrap();
+            let interest = rt::io::Interest::PRIORITY;
+            assert!(interest.is_priority() && !interest.is_readable());
+            assert_eq!(
+                format!("{:?}", rt::io::Interest::READABLE | interest),
+                "READABLE | PRIORITY"
+            );
+            // SAFETY: the AsyncFd owns the stream, which stays open and the
+            // same while it does.
+            let fd = unsafe { rt::io::unix::AsyncFd::register_with_interest(receiver, interest) }
+                .unwrap();
+            // SAFETY: an open descriptor and one byte to send.
+            let sent =
+                unsafe { libc::send(sender.as_raw_fd(), b"!".as_ptr().cast(), 1, libc::MSG_OOB) };
+            assert_eq!(sent, 1, "{}", io::Error::last_os_error());
+            let guard = fd.ready(interest).await.unwrap();
+            assert!(guard.ready().is_priority(), "{:?}", guard.ready());
+            assert!(rt::io::Ready::ALL.is_priority());
+            let mut byte = [0u8; 1];
+            // SAFETY: an open descriptor and a buffer of the length given.
+            let read = unsafe {
+                libc::recv(
+                    fd.as_raw_fd(),
+                    byte.as_mut_ptr().cast(),
+                    1,
+                    libc::MSG_OOB | libc::MSG_DONTWAIT,
+                )
+            };
+            assert_eq!((read, byte), (1, *b"!"));
+        });
     });
 }

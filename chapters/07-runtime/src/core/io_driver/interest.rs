@@ -5,7 +5,10 @@
 //! `registration.rs`), so an interest does not change the registration; it
 //! only says which of the socket's two readiness directions a call to
 //! `ready(interest)` waits on. `READABLE | WRITABLE` waits until either is
-//! ready.
+//! ready. `ERROR` waits for an error pending on the descriptor, which epoll
+//! reports whatever the registration asked for. `PRIORITY` waits for
+//! priority data, which epoll reports only to a descriptor registered for
+//! it (an `AsyncFd` registered with that interest).
 //!
 //! Book: Chapter 8, "Sockets".
 
@@ -14,18 +17,30 @@ use std::fmt;
 use std::ops::{BitOr, BitOrAssign};
 
 /// The readiness a task waits for: [`READABLE`](Interest::READABLE),
-/// [`WRITABLE`](Interest::WRITABLE), or both (`READABLE | WRITABLE`).
+/// [`WRITABLE`](Interest::WRITABLE), [`ERROR`](Interest::ERROR),
+/// [`PRIORITY`](Interest::PRIORITY), or several (`READABLE | WRITABLE`).
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Interest(u8);
 
 const READ_BIT: u8 = 0b01;
 const WRITE_BIT: u8 = 0b10;
+const ERROR_BIT: u8 = 0b100;
+const PRIORITY_BIT: u8 = 0b1000;
 
 impl Interest {
     /// Interest in the socket becoming readable (or its read half closing).
     pub const READABLE: Interest = Interest(READ_BIT);
     /// Interest in the socket becoming writable (or its write half closing).
     pub const WRITABLE: Interest = Interest(WRITE_BIT);
+    /// Interest in an error pending on the descriptor (an `AsyncFd` over a
+    /// UDP socket with `IP_RECVERR`, say). Epoll reports errors whatever
+    /// the registration asked, so an `AsyncFd` registered for this alone is
+    /// registered for reading, as Tokio's is.
+    pub const ERROR: Interest = Interest(ERROR_BIT);
+    /// Interest in priority data: TCP's urgent (out-of-band) byte, or a
+    /// device's exceptional condition (`EPOLLPRI`). Unlike the others, it
+    /// changes the registration: an `AsyncFd` must be registered with it.
+    pub const PRIORITY: Interest = Interest(PRIORITY_BIT);
 
     /// True if the interest includes readability.
     pub const fn is_readable(self) -> bool {
@@ -35,6 +50,16 @@ impl Interest {
     /// True if the interest includes writability.
     pub const fn is_writable(self) -> bool {
         self.0 & WRITE_BIT != 0
+    }
+
+    /// True if the interest includes errors.
+    pub const fn is_error(self) -> bool {
+        self.0 & ERROR_BIT != 0
+    }
+
+    /// True if the interest includes priority data.
+    pub const fn is_priority(self) -> bool {
+        self.0 & PRIORITY_BIT != 0
     }
 
     /// This interest and `other` together (the `|` operator, usable in
@@ -57,6 +82,8 @@ impl Interest {
         [
             self.is_readable().then_some(Direction::Read),
             self.is_writable().then_some(Direction::Write),
+            self.is_error().then_some(Direction::Error),
+            self.is_priority().then_some(Direction::Priority),
         ]
         .into_iter()
         .flatten()
@@ -81,6 +108,8 @@ impl fmt::Debug for Interest {
         let names: Vec<&str> = [
             self.is_readable().then_some("READABLE"),
             self.is_writable().then_some("WRITABLE"),
+            self.is_error().then_some("ERROR"),
+            self.is_priority().then_some("PRIORITY"),
         ]
         .into_iter()
         .flatten()
@@ -104,5 +133,13 @@ mod tests {
             [Direction::Read, Direction::Write]
         );
         assert_eq!(format!("{both:?}"), "READABLE | WRITABLE");
+        let error = Interest::ERROR;
+        assert!(error.is_error() && !error.is_readable() && !error.is_writable());
+        assert_eq!(error.directions().collect::<Vec<_>>(), [Direction::Error]);
+        assert_eq!((both | error).remove(both), Some(Interest::ERROR));
+        assert_eq!(
+            format!("{:?}", Interest::READABLE | error),
+            "READABLE | ERROR"
+        );
     }
 }

@@ -22,6 +22,7 @@ const WRITABLE: u8 = 0b0_0010;
 const READ_CLOSED: u8 = 0b0_0100;
 const WRITE_CLOSED: u8 = 0b0_1000;
 const ERROR: u8 = 0b1_0000;
+const PRIORITY: u8 = 0b10_0000;
 
 impl Ready {
     /// No readiness.
@@ -36,8 +37,11 @@ impl Ready {
     pub const WRITE_CLOSED: Ready = Ready(WRITE_CLOSED);
     /// An error is pending on the socket.
     pub const ERROR: Ready = Ready(ERROR);
+    /// Priority (out-of-band) data is waiting.
+    pub const PRIORITY: Ready = Ready(PRIORITY);
     /// Every state above.
-    pub const ALL: Ready = Ready(READABLE | WRITABLE | READ_CLOSED | WRITE_CLOSED | ERROR);
+    pub const ALL: Ready =
+        Ready(READABLE | WRITABLE | READ_CLOSED | WRITE_CLOSED | ERROR | PRIORITY);
 
     /// True if no state is set.
     pub const fn is_empty(self) -> bool {
@@ -69,6 +73,11 @@ impl Ready {
         self.0 & ERROR != 0
     }
 
+    /// True if priority data is waiting.
+    pub const fn is_priority(self) -> bool {
+        self.0 & PRIORITY != 0
+    }
+
     /// The driver's bits for these states (for `AsyncFd`'s
     /// `clear_ready_matching`).
     pub(crate) fn to_driver(self) -> scheduled_io::ReadyBits {
@@ -78,6 +87,7 @@ impl Ready {
             (Ready::READ_CLOSED, scheduled_io::ReadyBits::READ_CLOSED),
             (Ready::WRITE_CLOSED, scheduled_io::ReadyBits::WRITE_CLOSED),
             (Ready::ERROR, scheduled_io::ReadyBits::ERROR),
+            (Ready::PRIORITY, scheduled_io::ReadyBits::PRIORITY),
         ];
         pairs
             .into_iter()
@@ -95,6 +105,7 @@ impl Ready {
             (scheduled_io::ReadyBits::READ_CLOSED, Ready::READ_CLOSED),
             (scheduled_io::ReadyBits::WRITE_CLOSED, Ready::WRITE_CLOSED),
             (scheduled_io::ReadyBits::ERROR, Ready::ERROR),
+            (scheduled_io::ReadyBits::PRIORITY, Ready::PRIORITY),
         ];
         pairs
             .into_iter()
@@ -138,6 +149,7 @@ impl fmt::Debug for Ready {
             .field("is_read_closed", &self.is_read_closed())
             .field("is_write_closed", &self.is_write_closed())
             .field("is_error", &self.is_error())
+            .field("is_priority", &self.is_priority())
             .finish()
     }
 }

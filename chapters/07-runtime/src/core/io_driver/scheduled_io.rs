@@ -61,6 +61,9 @@ impl ReadyBits {
     pub(crate) const READ_CLOSED: ReadyBits = ReadyBits(4);
     pub(crate) const WRITE_CLOSED: ReadyBits = ReadyBits(8);
     pub(crate) const ERROR: ReadyBits = ReadyBits(16);
+    /// Priority (out-of-band) data, reported only to a descriptor
+    /// registered for it (`EPOLLPRI`).
+    pub(crate) const PRIORITY: ReadyBits = ReadyBits(32);
 
     /// What a mio event reports.
     pub(crate) fn from_event(event: &mio::event::Event) -> ReadyBits {
@@ -79,6 +82,9 @@ impl ReadyBits {
         }
         if event.is_error() {
             ready = ready | ReadyBits::ERROR;
+        }
+        if event.is_priority() {
+            ready = ready | ReadyBits::PRIORITY;
         }
         ready
     }
@@ -119,6 +125,12 @@ impl std::ops::Sub for ReadyBits {
 pub(crate) enum Direction {
     Read,
     Write,
+    /// Neither half: an error pending on the descriptor (`Interest::ERROR`,
+    /// waited for only through [`Readiness`]).
+    Error,
+    /// Priority data (`Interest::PRIORITY`, waited for only through
+    /// [`Readiness`]).
+    Priority,
 }
 
 impl Direction {
@@ -128,6 +140,10 @@ impl Direction {
         match self {
             Direction::Read => ReadyBits::READABLE | ReadyBits::READ_CLOSED | ReadyBits::ERROR,
             Direction::Write => ReadyBits::WRITABLE | ReadyBits::WRITE_CLOSED | ReadyBits::ERROR,
+            Direction::Error => ReadyBits::ERROR,
+            // A closed read half ends the wait for priority data too, as in
+            // Tokio: none can come any more.
+            Direction::Priority => ReadyBits::PRIORITY | ReadyBits::READ_CLOSED,
         }
     }
 }
@@ -308,6 +324,9 @@ impl ScheduledIo {
         let slot = match direction {
             Direction::Read => &mut waiters.reader,
             Direction::Write => &mut waiters.writer,
+            Direction::Error | Direction::Priority => {
+                unreachable!("errors and priority data are awaited through `readiness`")
+            }
         };
         if !slot
             .as_ref()
@@ -339,11 +358,13 @@ impl ScheduledIo {
     }
 
     /// The task saw `event` and then `WouldBlock`: clear that readiness,
-    /// unless the driver set it again since (the tick moved). Closing and
-    /// errors are never cleared.
+    /// unless the driver set it again since (the tick moved). Closing is
+    /// never cleared: a closed half stays closed. An error or priority
+    /// data is, as in Tokio: a call that returned `WouldBlock` found none
+    /// pending, and epoll reports the next as a new edge.
     // ANCHOR: clear_readiness
     pub(crate) fn clear_readiness(&self, event: ReadyEvent) {
-        let clear = event.ready & (ReadyBits::READABLE | ReadyBits::WRITABLE);
+        let clear = event.ready - (ReadyBits::READ_CLOSED | ReadyBits::WRITE_CLOSED);
         let mut current = self.readiness.load(Ordering::Acquire);
         loop {
             let (tick, ready) = unpack(current);

@@ -88,13 +88,19 @@ impl<T> AsyncFdRegisterError<T> {
     }
 }
 
-/// The driver's interest for a public one.
+/// The driver's interest for a public one. Errors need no registration
+/// (epoll reports them always), but epoll needs some interest: an `AsyncFd`
+/// for errors alone is registered for reading, as Tokio's is.
 fn mio_interest(interest: Interest) -> mio::Interest {
-    match (interest.is_readable(), interest.is_writable()) {
-        (true, true) => mio::Interest::READABLE | mio::Interest::WRITABLE,
-        (false, true) => mio::Interest::WRITABLE,
-        _ => mio::Interest::READABLE,
-    }
+    [
+        (interest.is_readable(), mio::Interest::READABLE),
+        (interest.is_writable(), mio::Interest::WRITABLE),
+        (interest.is_priority(), mio::Interest::PRIORITY),
+    ]
+    .into_iter()
+    .filter_map(|(wanted, mio)| wanted.then_some(mio))
+    .reduce(mio::Interest::add)
+    .unwrap_or(mio::Interest::READABLE)
 }
 
 impl<T: AsRawFd> AsyncFd<T> {
