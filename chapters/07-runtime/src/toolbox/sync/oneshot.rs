@@ -48,7 +48,8 @@ pub struct Sender<T> {
 /// Receives the value: a future of `Result<T, RecvError>`.
 pub struct Receiver<T> {
     shared: Arc<Shared<T>>,
-    /// A poll has returned `Ready` (see [`Receiver::is_terminated`]).
+    /// A poll has returned `Ready`, or `try_recv` a final answer (see
+    /// [`Receiver::is_terminated`]).
     terminated: bool,
 }
 
@@ -153,14 +154,24 @@ impl<T> Drop for Sender<T> {
 impl<T> Receiver<T> {
     /// Takes the value if it is there, without waiting: `Empty` if none has
     /// been sent yet, `Closed` if none will come (the sender is gone, or
-    /// this receiver was closed).
+    /// this receiver was closed, or the value was received already).
+    ///
+    /// Any answer but `Empty` is final, so it terminates the receiver as a
+    /// completed poll does, as in Tokio: [`is_terminated`](Self::is_terminated)
+    /// turns true and the receiver must not be polled again.
     pub fn try_recv(&mut self) -> Result<T, TryRecvError> {
-        let mut state = self.shared.lock();
-        match state.value.take() {
-            Some(value) => Ok(value),
-            None if state.sender_alive && state.receiver_alive => Err(TryRecvError::Empty),
-            None => Err(TryRecvError::Closed),
+        if self.terminated {
+            return Err(TryRecvError::Closed);
         }
+        let mut state = self.shared.lock();
+        let result = match state.value.take() {
+            Some(value) => Ok(value),
+            None if state.sender_alive && state.receiver_alive => return Err(TryRecvError::Empty),
+            None => Err(TryRecvError::Closed),
+        };
+        drop(state);
+        self.terminated = true;
+        result
     }
 
     /// Waits for the value from synchronous code, blocking the thread.
@@ -279,10 +290,15 @@ mod tests {
     fn a_closed_receiver_ends_at_once_and_keeps_a_value_sent_before() {
         let (tx, mut rx) = channel::<u8>();
         rx.close();
-        assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
         assert_eq!(poll(&mut rx), Poll::Ready(Err(RecvError)));
         assert!(tx.is_closed());
         assert_eq!(tx.send(1), Err(1));
+
+        // `try_recv`'s `Closed` is as final as a completed poll.
+        let (_tx, mut rx) = channel::<u8>();
+        rx.close();
+        assert_eq!(rx.try_recv(), Err(TryRecvError::Closed));
+        assert!(rx.is_terminated());
 
         let (tx, mut rx) = channel();
         tx.send(7).unwrap();

@@ -343,9 +343,12 @@ impl<T> Receiver<T> {
     }
 
     /// Waits until the value satisfies `f` (looking first at the current
-    /// one), marks it seen, and returns it, read-locked. An error if every
-    /// sender is gone and the last value they sent, already seen, fails
-    /// `f` (a new last value is still shown to `f` first).
+    /// one, seen or not, and even if every sender is gone), marks it seen,
+    /// and returns it, read-locked. An error only once every sender is gone
+    /// and `f` has rejected the last value they sent: as Tokio documents,
+    /// an error guarantees that `f` was called on the last value and said
+    /// no, so a closed channel whose current value satisfies `f` still
+    /// returns it.
     ///
     /// # Cancel safety
     ///
@@ -358,8 +361,11 @@ impl<T> Receiver<T> {
         // returned from inside the loop that waits through `seen`.
         let shared: &Shared<T> = &self.shared;
         let seen = &mut self.seen;
+        // Not looked up front: the current value is always shown to `f`
+        // once. It turns true when a wait for a change finds the channel
+        // closed with nothing new; a seen value is not shown to `f` again.
+        let mut closed = false;
         loop {
-            let closed = shared.closed.load(Ordering::Acquire);
             {
                 let guard = shared.read();
                 let version = shared.version.load(Ordering::Acquire);
@@ -372,12 +378,13 @@ impl<T> Receiver<T> {
             if closed {
                 return Err(RecvError(()));
             }
-            Changed {
+            closed = Changed {
                 shared,
                 seen: &mut *seen,
                 key: None,
             }
-            .await?;
+            .await
+            .is_err();
         }
     }
 
