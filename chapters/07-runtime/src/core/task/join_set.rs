@@ -4,10 +4,14 @@
 //! The naive `join_next` polls every `JoinHandle` in the set each time it is
 //! woken: with 100,000 tasks that is 100,000 polls per finished task. Ours
 //! gives each entry a waker of its own, which, when its task finishes,
-//! puts the entry's index on a *ready list* and wakes the set's caller.
-//! `join_next` then polls only the entries on that list: O(1) per finished
-//! task. A new entry starts on the ready list, so its first poll installs
-//! its waker in the task.
+//! puts the entry's index at the back of a *ready list* and wakes the set's
+//! caller. `join_next` then polls only the entries on that list, from the
+//! front: O(1) per finished task, and in the order the tasks finished, as
+//! Tokio documents ("the tasks will be returned in the order they
+//! complete"), also for tasks that finished before anyone asked. For that
+//! the waker is installed when the task joins the set (one poll of its
+//! handle), not at the first `join_next`; a task that finished already
+//! gives its output to that poll, which the entry keeps until it is joined.
 //!
 //! Dropping the set aborts every task still in it, as Tokio's does: a
 //! `JoinSet` owns its tasks, where a dropped `JoinHandle` only detaches one.
@@ -16,6 +20,7 @@
 
 use super::{AbortHandle, Id, JoinError, JoinHandle, LocalJoinHandle, LocalSet};
 use crate::runtime::Handle as RuntimeHandle;
+use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
@@ -35,6 +40,9 @@ pub struct JoinSet<T> {
 struct Entry<T> {
     handle: MemberHandle<T>,
     waker: Waker,
+    /// The output, if the task had finished when it joined the set. Boxed:
+    /// that is the rare case, and every entry pays only a pointer for it.
+    output: Option<Box<Result<T, JoinError>>>,
 }
 
 /// A task of the runtime, or of a `LocalSet` (`spawn_local`).
@@ -50,7 +58,9 @@ struct Finished {
 
 #[derive(Default)]
 struct FinishedList {
-    indices: Vec<usize>,
+    /// In the order the tasks finished: pushed at the back, joined from
+    /// the front.
+    indices: VecDeque<usize>,
     waker: Option<Waker>,
 }
 // ANCHOR_END: join_set_struct
@@ -70,7 +80,7 @@ impl Wake for EntryWaker {
     fn wake_by_ref(self: &Arc<Self>) {
         let waker = {
             let mut inner = self.ready.lock();
-            inner.indices.push(self.index);
+            inner.indices.push_back(self.index);
             inner.waker.take()
         };
         if let Some(waker) = waker {
@@ -83,6 +93,19 @@ impl Wake for EntryWaker {
 impl Finished {
     fn lock(&self) -> std::sync::MutexGuard<'_, FinishedList> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<T> Entry<T> {
+    /// Polls the task's handle with the entry's own waker, unbudgeted (a
+    /// handle refused for lack of budget would wake its entry at once, and
+    /// the set would spin on it).
+    fn poll_handle(&mut self) -> Poll<Result<T, JoinError>> {
+        let mut cx = Context::from_waker(&self.waker);
+        super::coop::with_budget(None, || match &mut self.handle {
+            MemberHandle::Task(handle) => Pin::new(handle).poll(&mut cx),
+            MemberHandle::Local(handle) => Pin::new(handle).poll(&mut cx),
+        })
     }
 }
 
@@ -123,10 +146,20 @@ impl<T> JoinSet<T> {
             index,
             ready: self.ready.clone(),
         }));
-        self.entries[index] = Some(Entry { handle, waker });
+        let mut entry = Entry {
+            handle,
+            waker,
+            output: None,
+        };
+        // Install the entry's waker in the task now, so that the ready list
+        // follows the order the tasks finish in. A task that finished
+        // already returns its output instead: keep it, and list it now.
+        if let Poll::Ready(output) = entry.poll_handle() {
+            entry.output = Some(Box::new(output));
+            self.ready.lock().indices.push_back(index);
+        }
+        self.entries[index] = Some(entry);
         self.len += 1;
-        // Polled once by the next join_next, which installs its waker.
-        self.ready.lock().indices.push(index);
         abort
     }
 
@@ -257,8 +290,7 @@ impl<T> JoinSet<T> {
             return Poll::Ready(None);
         }
         // One unit of the caller's budget per output returned. The entries'
-        // own handles are polled unbudgeted: a handle refused for lack of
-        // budget would wake its entry at once, and we would spin on it.
+        // own handles are polled unbudgeted (`Entry::poll_handle`).
         let budget = std::task::ready!(super::coop::poll_proceed(cx));
         let output = std::task::ready!(self.poll_ready_entries(cx));
         budget.made_progress();
@@ -271,7 +303,7 @@ impl<T> JoinSet<T> {
         loop {
             let index = {
                 let mut ready = self.ready.lock();
-                match ready.indices.pop() {
+                match ready.indices.pop_front() {
                     Some(index) => index,
                     None => {
                         // Nothing ready: leave our waker for the entries'.
@@ -284,11 +316,10 @@ impl<T> JoinSet<T> {
             let Some(entry) = self.entries.get_mut(index).and_then(Option::as_mut) else {
                 continue;
             };
-            let mut entry_cx = Context::from_waker(&entry.waker);
-            let polled = super::coop::with_budget(None, || match &mut entry.handle {
-                MemberHandle::Task(handle) => Pin::new(handle).poll(&mut entry_cx),
-                MemberHandle::Local(handle) => Pin::new(handle).poll(&mut entry_cx),
-            });
+            let polled = match entry.output.take() {
+                Some(output) => Poll::Ready(*output),
+                None => entry.poll_handle(),
+            };
             if let Poll::Ready(output) = polled {
                 let id = match &entry.handle {
                     MemberHandle::Task(handle) => handle.id(),

@@ -167,12 +167,17 @@ impl<T: 'static> LocalKey<T> {
     ///
     /// # Panics
     ///
-    /// Outside a scope that set the key.
+    /// Outside a scope that set the key, with Tokio's words ("cannot access
+    /// a task-local storage value without setting it first"), which tests
+    /// match with `should_panic(expected = ...)`.
     #[track_caller]
     pub fn with<F: FnOnce(&T) -> R, R>(&'static self, f: F) -> R {
         match self.try_with(f) {
             Ok(result) => result,
-            Err(error) => panic!("{error}: use LocalKey::scope or sync_scope to set it"),
+            Err(_) => panic!(
+                "cannot access a task-local storage value without setting it first \
+                 (use LocalKey::scope or sync_scope to set it)"
+            ),
         }
     }
 

@@ -116,14 +116,12 @@ impl Clock {
     /// Stops the clock.
     pub(crate) fn pause(&self) -> Result<(), &'static str> {
         if !self.can_pause {
-            return Err(
-                "time::pause() needs the current-thread runtime (Builder::new_current_thread, \
-                 the default of #[rt::test])",
-            );
+            return Err("`time::pause()` requires the `current_thread` runtime \
+                 (Builder::new_current_thread, the default of #[rt::test])");
         }
         let mut reading = self.reading.lock();
         let Some(started) = reading.unfrozen.take() else {
-            return Err("time::pause(): time is already paused");
+            return Err("time::pause(): time is already frozen (paused)");
         };
         reading.base += started.elapsed();
         self.ever_paused.store(true, Ordering::Release);
@@ -134,7 +132,7 @@ impl Clock {
     pub(crate) fn resume(&self) -> Result<(), &'static str> {
         let mut reading = self.reading.lock();
         if reading.unfrozen.is_some() {
-            return Err("time::resume(): time is not paused");
+            return Err("time::resume(): time is not frozen (not paused)");
         }
         reading.unfrozen = Some(Instant::now());
         Ok(())
@@ -144,7 +142,7 @@ impl Clock {
     pub(crate) fn advance(&self, duration: Duration) -> Result<(), &'static str> {
         let mut reading = self.reading.lock();
         if reading.unfrozen.is_some() {
-            return Err("time::advance(): time is not paused");
+            return Err("time::advance(): time is not frozen (not paused)");
         }
         // Checked, so that a duration too long for `Instant` (Tokio:
         // "such as `Duration::MAX`") panics in the caller with a message,

@@ -164,6 +164,34 @@ impl TimeHandle {
         })
     }
 
+    /// Moves a timer to `deadline` (`Sleep::reset`), keeping the task that
+    /// waits on it: its waker goes into the new entry, as Tokio's reset
+    /// re-registers the timer with it, so that task wakes at the new
+    /// deadline without polling again (whoever reset the sleep need not be
+    /// the task that waits on it). If the new deadline has passed, or the
+    /// runtime has shut down, the task is woken now, to find out at its
+    /// next poll. A timer that fired already has no waiter left: it is
+    /// removed, and the next poll registers anew. Returns the new entry, if
+    /// any, and whether the driver must be woken (as `register`).
+    pub(crate) fn reset(&self, key: TimerKey, deadline: Instant) -> (Option<TimerKey>, bool) {
+        let waker = {
+            let mut wheel = self.wheel.lock();
+            let waker = wheel.take_waker(key);
+            wheel.remove(key);
+            waker
+        };
+        let Some(waker) = waker else {
+            return (None, false);
+        };
+        match self.register(deadline, &waker) {
+            (Registered::Pending(key), wake_driver) => (Some(key), wake_driver),
+            (Registered::Expired | Registered::Shutdown, _) => {
+                waker.wake();
+                (None, false)
+            }
+        }
+    }
+
     /// Removes a timer (its `Sleep` was dropped): O(1).
     pub(crate) fn cancel(&self, key: TimerKey) {
         self.wheel.lock().remove(key);

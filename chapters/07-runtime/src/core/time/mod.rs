@@ -97,7 +97,11 @@ fn with_clock<R>(what: &str, f: impl FnOnce(&clock::Clock) -> Result<R, &'static
 ///
 /// # Panics
 ///
-/// Outside a runtime, on a multi-thread runtime, or if already paused.
+/// Outside a runtime, on a multi-thread runtime, or if already paused. The
+/// messages of this function, [`resume`] and [`advance`] carry Tokio's
+/// words ("requires the `current_thread` runtime", "time is already
+/// frozen", "time is not frozen"), which tests match with
+/// `should_panic(expected = ...)`.
 #[track_caller]
 pub fn pause() {
     with_clock("pause", |clock| clock.pause());

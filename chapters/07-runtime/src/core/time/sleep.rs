@@ -114,6 +114,7 @@ impl Sleep {
 
     /// Moves the deadline, whether or not the sleep has completed: it is
     /// pending again until `deadline` (as for the next tick of an interval).
+    /// A task already waiting on it is woken at the new deadline.
     /// Takes `Pin<&mut Self>` as Tokio's does (a pinned `sleep` in a
     /// `select!` loop: `sleep.as_mut().reset(deadline)`); ours is `Unpin`,
     /// so `Pin::new(&mut sleep)` works too.
@@ -122,9 +123,20 @@ impl Sleep {
     }
 
     fn reset_to(&mut self, deadline: Instant) {
-        self.cancel();
         self.deadline = deadline;
         self.done = false;
+        // A task may be waiting on the timer already: it goes on waiting,
+        // for the new deadline (Tokio's reset re-registers the timer with
+        // that task's waker). Dropping the entry instead would strand a
+        // waiter that is not the one resetting (a sleep shared behind a
+        // lock), which no poll would ever register again.
+        if let Some(key) = self.key.take() {
+            let (key, wake_driver) = self.driver.time.reset(key, deadline.into_std());
+            if wake_driver {
+                self.driver.unpark();
+            }
+            self.key = key;
+        }
     }
 
     /// Now, on this timer's runtime's clock.

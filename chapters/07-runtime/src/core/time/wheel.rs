@@ -164,6 +164,19 @@ impl Wheel {
         }
     }
 
+    /// Takes a pending timer's waker out, leaving the timer in place (to be
+    /// removed next): `Sleep::reset` moves the waiting task's waker to the
+    /// new deadline. `None` if the timer fired (its waker was woken) or the
+    /// key is stale.
+    pub(crate) fn take_waker(&mut self, key: TimerKey) -> Option<Waker> {
+        let index = self.index_of(key)?;
+        if self.links[index].state == Some(TimerState::Pending) {
+            self.wakers[index].take()
+        } else {
+            None
+        }
+    }
+
     /// Removes a timer, pending or fired. O(1).
     pub(crate) fn remove(&mut self, key: TimerKey) {
         let Some(index) = self.index_of(key) else {
