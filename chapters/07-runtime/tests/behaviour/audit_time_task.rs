@@ -947,3 +947,30 @@ trait NowOrNeverReady: Future + Sized {
 }
 
 impl<F: Future> NowOrNeverReady for F {}
+
+/// `JoinError::into_panic` on a cancelled task's error panics ("Panics if
+/// the error does not represent the underlying task terminating with a
+/// panic"), with Tokio's words, which a `should_panic` test can match.
+#[test]
+fn into_panic_of_a_cancelled_tasks_error_panics_with_tokios_words() {
+    let message = limit("into_panic of a cancellation", || {
+        shim::runtime().block_on(async {
+            let task = rt::spawn(std::future::pending::<()>());
+            task.abort();
+            let error = task.await.unwrap_err();
+            assert!(error.is_cancelled());
+            let payload = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                drop(error.into_panic());
+            }))
+            .unwrap_err();
+            payload
+                .downcast_ref::<String>()
+                .cloned()
+                .unwrap_or_default()
+        })
+    });
+    assert!(
+        message.contains("`JoinError` reason is not a panic"),
+        "{message}"
+    );
+}

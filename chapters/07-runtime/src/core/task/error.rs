@@ -91,11 +91,12 @@ impl JoinError {
     ///
     /// # Panics
     ///
-    /// If the error is not a panic; check [`JoinError::is_panic`] first, or
-    /// use [`JoinError::try_into_panic`].
+    /// If the error is not a panic, with Tokio's words ("`JoinError` reason
+    /// is not a panic"); check [`JoinError::is_panic`] first, or use
+    /// [`JoinError::try_into_panic`].
     pub fn into_panic(self) -> Box<dyn Any + Send + 'static> {
         self.try_into_panic()
-            .expect("JoinError::into_panic called on a cancelled task's error")
+            .expect("`JoinError` reason is not a panic (the task was cancelled)")
     }
 
     /// The panic's payload, or the error itself if it is not a panic.
