@@ -401,6 +401,15 @@ impl File {
         asyncify(move || std.set_permissions(perm)).await
     }
 
+    /// Sets the file's access and modification times (those given in
+    /// `times`; the others are left alone), after the job in flight, whose
+    /// write would otherwise move the modification time again.
+    pub async fn set_times(&self, times: FileTimes) -> io::Result<()> {
+        let _inner = self.locked().await;
+        let std = self.std.clone();
+        asyncify(move || std.set_times(times.0)).await
+    }
+
     /// Sets the file's modification time, after the job in flight (whose
     /// write would otherwise move it again).
     pub async fn set_modified(&self, time: std::time::SystemTime) -> io::Result<()> {
@@ -433,6 +442,30 @@ impl File {
         let mut inner = self.inner.lock().await;
         inner.settle().await;
         inner
+    }
+}
+
+/// The timestamps [`File::set_times`] applies: Tokio's
+/// `tokio::fs::FileTimes`. Start from [`new`](Self::new) (no time set) and
+/// set the ones to change; a time not set is left as it is on the file.
+#[derive(Debug, Clone, Default)]
+#[must_use = "the times change nothing until given to `File::set_times`"]
+pub struct FileTimes(std::fs::FileTimes);
+
+impl FileTimes {
+    /// No time set: applied as it is, it changes nothing.
+    pub fn new() -> FileTimes {
+        FileTimes::default()
+    }
+
+    /// Sets the last access time.
+    pub fn set_accessed(self, time: std::time::SystemTime) -> FileTimes {
+        FileTimes(self.0.set_accessed(time))
+    }
+
+    /// Sets the last modification time.
+    pub fn set_modified(self, time: std::time::SystemTime) -> FileTimes {
+        FileTimes(self.0.set_modified(time))
     }
 }
 

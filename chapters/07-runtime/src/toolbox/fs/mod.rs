@@ -58,7 +58,7 @@ mod read_dir;
 mod tree;
 mod whole_file;
 
-pub use file::File;
+pub use file::{File, FileTimes};
 pub use info::{metadata, set_permissions, symlink_metadata, try_exists};
 pub use open_options::OpenOptions;
 pub use read_dir::{DirEntry, ReadDir, read_dir};
