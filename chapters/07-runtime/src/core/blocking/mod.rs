@@ -69,7 +69,9 @@ fn current() -> crate::scheduler::Scheduler {
     match context::with_current(|scheduler| scheduler.cloned()) {
         Some(handle) => handle,
         None => panic!(
-            "rt::task::spawn_blocking called outside of a runtime: call it from a task, from block_on, or under Handle::enter"
+            "{} (rt::task::spawn_blocking called outside of a runtime: call it from a task, \
+             from block_on, or under Handle::enter)",
+            crate::runtime::NO_RUNTIME
         ),
     }
 }

@@ -243,8 +243,10 @@ impl Builder {
     /// # Panics
     ///
     /// If `n` is zero.
+    #[track_caller]
     pub fn worker_threads(&mut self, n: usize) -> &mut Builder {
-        assert!(n > 0, "a runtime needs at least one worker thread");
+        // Tokio's words, which users' tests match.
+        assert!(n > 0, "Worker threads cannot be set to 0");
         self.worker_threads = Some(n);
         self
     }
@@ -255,8 +257,9 @@ impl Builder {
     /// # Panics
     ///
     /// If `n` is zero.
+    #[track_caller]
     pub fn global_queue_interval(&mut self, n: u32) -> &mut Builder {
-        assert!(n > 0, "global_queue_interval must be at least 1");
+        assert!(n > 0, "global_queue_interval must be greater than 0");
         self.global_queue_interval = n;
         self
     }
@@ -267,8 +270,9 @@ impl Builder {
     /// # Panics
     ///
     /// If `n` is zero.
+    #[track_caller]
     pub fn event_interval(&mut self, n: u32) -> &mut Builder {
-        assert!(n > 0, "event_interval must be at least 1");
+        assert!(n > 0, "event_interval must be greater than 0");
         self.event_interval = n;
         self
     }
@@ -375,8 +379,9 @@ impl Builder {
     /// # Panics
     ///
     /// If `n` is zero.
+    #[track_caller]
     pub fn max_blocking_threads(&mut self, n: usize) -> &mut Builder {
-        assert!(n > 0, "max_blocking_threads must be at least 1");
+        assert!(n > 0, "Max blocking threads cannot be set to 0");
         self.max_blocking_threads = n;
         self
     }
@@ -468,10 +473,7 @@ impl Builder {
     #[track_caller]
     pub fn name(&mut self, name: impl Into<String>) -> &mut Builder {
         let name = name.into();
-        assert!(
-            !name.trim().is_empty(),
-            "a runtime's name must not be empty"
-        );
+        assert!(!name.trim().is_empty(), "runtime name shouldn't be empty");
         self.name = Some(name);
         self
     }
@@ -559,8 +561,8 @@ impl Builder {
     pub fn build(&mut self) -> io::Result<Runtime> {
         assert!(
             !self.start_paused || self.current_thread,
-            "start_paused(true) needs the current-thread runtime \
-             (Builder::new_current_thread): only one thread can tell that the runtime is idle"
+            "`time::pause()` requires the `current_thread` runtime: start_paused(true) needs \
+             Builder::new_current_thread, as only one thread can tell that the runtime is idle"
         );
         let n_workers = match self.worker_threads {
             _ if self.current_thread => 1,

@@ -70,7 +70,7 @@ impl Drop for SetCurrentGuard {
         };
         if depth != self.depth && !std::thread::panicking() {
             panic!(
-                "EnterGuard values dropped out of order: guards returned by Handle::enter() \
+                "`EnterGuard` values dropped out of order: guards returned by Handle::enter() \
                  must be dropped in the reverse order of their creation"
             );
         }
@@ -124,8 +124,8 @@ pub(crate) fn enter_runtime(scheduler: Scheduler) -> EnterRuntimeGuard {
         .unwrap_or(false)
     {
         panic!(
-            "cannot block_on inside a runtime: this thread already runs a runtime's tasks, \
-             and blocking it here can deadlock; use .await instead"
+            "Cannot start a runtime from within a runtime: this thread already runs a \
+             runtime's tasks, and blocking it here (block_on) can deadlock; use .await instead"
         );
     }
     EnterRuntimeGuard {

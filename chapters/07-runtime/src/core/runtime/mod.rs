@@ -264,7 +264,7 @@ impl Runtime {
         // (While already panicking, a second panic would abort.)
         if refused && !std::thread::panicking() {
             panic!(
-                "cannot drop a runtime in a context where blocking is not allowed: it was dropped \
+                "Cannot drop a runtime in a context where blocking is not allowed: it was dropped \
                  from async code (a task or block_on); drop it outside, or use shutdown_background"
             );
         }
@@ -359,16 +359,21 @@ impl Handle {
     }
 }
 
+/// What [`Handle::current`], [`spawn`] and `spawn_blocking` say outside a
+/// runtime, in Tokio's words (a program's tests may match them); the
+/// spawns add which call it was.
+pub(crate) const NO_RUNTIME: &str =
+    "there is no reactor running, must be called from the context of a Tokio 1.x runtime";
+
 /// Returned by [`Handle::try_current`] outside a runtime.
 #[derive(Debug)]
 pub struct TryCurrentError(());
 
 impl fmt::Display for TryCurrentError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(
-            "there is no rt runtime here: this must be called from a task, from block_on, \
-             from a spawn_blocking job, or under Handle::enter",
-        )
+        // Tokio's words (which users' tests match): outside a task,
+        // block_on, a spawn_blocking job or Handle::enter.
+        f.write_str(NO_RUNTIME)
     }
 }
 
@@ -532,7 +537,8 @@ where
     match spawned {
         Some(join) => join,
         None => panic!(
-            "rt::spawn called outside of a runtime: call it from a task, from block_on, or under Handle::enter"
+            "{NO_RUNTIME} (rt::spawn called outside of a runtime: call it from a task, \
+             from block_on, or under Handle::enter)"
         ),
     }
 }
