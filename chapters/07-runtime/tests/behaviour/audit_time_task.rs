@@ -974,3 +974,27 @@ fn into_panic_of_a_cancelled_tasks_error_panics_with_tokios_words() {
         "{message}"
     );
 }
+
+/// A timer created outside any runtime panics with Tokio's words: "there
+/// is no reactor running, must be called from the context of a Tokio 1.x
+/// runtime".
+#[test]
+fn a_sleep_outside_a_runtime_panics_with_tokios_words() {
+    let message = limit("sleep outside a runtime", || {
+        let payload = std::panic::catch_unwind(|| {
+            drop(rt::time::sleep(Duration::from_millis(1)));
+        })
+        .unwrap_err();
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap_or_default()
+    });
+    assert!(
+        message.contains(
+            "there is no reactor running, must be called from the context of a Tokio 1.x runtime"
+        ),
+        "{message}"
+    );
+}

@@ -83,7 +83,10 @@ fn with_clock<R>(what: &str, f: impl FnOnce(&clock::Clock) -> Result<R, &'static
     let driver =
         match context::with_current(|handle| handle.map(|scheduler| scheduler.driver().clone())) {
             Some(driver) => driver,
-            None => panic!("rt::time::{what} called outside of a runtime"),
+            None => panic!(
+                "{} (rt::time::{what} called outside of a runtime)",
+                crate::runtime::NO_RUNTIME
+            ),
         };
     match f(driver.time.clock()) {
         Ok(value) => value,

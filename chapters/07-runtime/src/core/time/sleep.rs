@@ -50,9 +50,11 @@ fn deadline_after(driver: &driver::DriverHandle, duration: Duration) -> Instant 
 fn current_driver(what: &str) -> Arc<driver::DriverHandle> {
     match context::with_current(|handle| handle.map(|scheduler| scheduler.driver().clone())) {
         Some(driver) => driver,
+        // Tokio's words first, which programs' tests match.
         None => panic!(
-            "rt::time::{what} called outside of a runtime: create timers in a task, \
-             inside block_on(async {{ ... }}), or under Handle::enter"
+            "{} (rt::time::{what} called outside of a runtime: create timers in a task, \
+             inside block_on(async {{ ... }}), or under Handle::enter)",
+            crate::runtime::NO_RUNTIME
         ),
     }
 }
