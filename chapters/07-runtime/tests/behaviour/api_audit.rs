@@ -1,7 +1,7 @@
 //! Tokio APIs that an audit of rt's public types against Tokio 1.54 found
 //! missing, each checked against what Tokio documents:
 //!
-//! * `UdpSocket` and `TcpSocket`: `tos_v4`/`set_tos_v4`,
+//! * `UdpSocket` and `TcpSocket`: `tos_v4`/`set_tos_v4` (and the deprecated `tos`/`set_tos`),
 //!   `tclass_v6`/`set_tclass_v6` (IPv6 loopback only where the machine
 //!   has it), `device`/`bind_device` (binding to `lo` either works or is
 //!   refused for want of privilege; an interface that does not exist is
@@ -68,6 +68,26 @@ fn udp_tos_v4_round_trips() {
             assert_eq!(socket.tos_v4().unwrap(), LOW_DELAY);
             socket.set_tos_v4(0).unwrap();
             assert_eq!(socket.tos_v4().unwrap(), 0);
+        });
+    });
+}
+
+/// The deprecated `tos`/`set_tos` of both sockets are `tos_v4`/`set_tos_v4`
+/// under their old names, as in Tokio 1.54.
+#[test]
+#[allow(deprecated)]
+fn deprecated_tos_is_tos_v4() {
+    limit("UdpSocket::tos, TcpSocket::tos", || {
+        shim::runtime().block_on(async {
+            let udp = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+            udp.set_tos(LOW_DELAY).unwrap();
+            assert_eq!(udp.tos().unwrap(), LOW_DELAY);
+            assert_eq!(udp.tos_v4().unwrap(), LOW_DELAY);
+            let tcp = rt::net::TcpSocket::new_v4().unwrap();
+            tcp.set_tos_v4(LOW_DELAY).unwrap();
+            assert_eq!(tcp.tos().unwrap(), LOW_DELAY);
+            tcp.set_tos(0).unwrap();
+            assert_eq!(tcp.tos_v4().unwrap(), 0);
         });
     });
 }
@@ -582,10 +602,11 @@ fn async_fd_wakes_for_an_error_queued_on_its_socket() {
             assert_eq!(set, 0, "setsockopt(IP_RECVERR)");
             let interest = rt::io::Interest::ERROR;
             assert!(interest.is_error() && !interest.is_readable() && !interest.is_writable());
+            use rt::io::unix::AsyncFd;
             // SAFETY: the AsyncFd owns the socket, which stays open and the
             // same while it does.
-            let fd =
-                unsafe { rt::io::unix::AsyncFd::register_with_interest(socket, interest) }.unwrap();
+            let registered = unsafe { AsyncFd::register_with_interest(socket, interest) };
+            let fd = registered.unwrap();
             fd.get_ref().send_to(b"anyone there?", closed).unwrap();
             let mut guard = fd.ready(interest).await.unwrap();
             assert!(guard.ready().is_error(), "{:?}", guard.ready());
