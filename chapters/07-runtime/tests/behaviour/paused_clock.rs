@@ -728,6 +728,32 @@ fn a_sleep_reset_sooner_completes_at_the_new_deadline_under_pause() {
     });
 }
 
+/// `is_elapsed` reports a timer that fired, not a deadline that passed: a
+/// sleep never polled is registered nowhere, so it is not elapsed even an
+/// hour past its deadline; once polled and fired by the clock's advance, it
+/// is, before its next poll.
+#[test]
+fn is_elapsed_is_false_for_a_sleep_never_polled() {
+    if shim::MULTI_THREAD {
+        return; // time can be paused on the current-thread runtime only
+    }
+    limit("is_elapsed unpolled", || {
+        let runtime = paused_runtime();
+        runtime.block_on(async {
+            let never_polled = rt::time::sleep(Duration::from_millis(10));
+            let mut polled = Box::pin(rt::time::sleep(Duration::from_millis(10)));
+            let waker = futures::task::noop_waker();
+            let mut cx = std::task::Context::from_waker(&waker);
+            assert!(std::future::Future::poll(polled.as_mut(), &mut cx).is_pending());
+            assert!(!never_polled.is_elapsed() && !polled.is_elapsed());
+            rt::time::advance(Duration::from_secs(3600)).await;
+            assert!(!never_polled.is_elapsed());
+            assert!(polled.is_elapsed());
+            polled.await;
+        });
+    });
+}
+
 /// A blocking job runs in the runtime's context, so `time::Instant::now()`
 /// there reads the paused clock too.
 #[test]

@@ -164,6 +164,12 @@ impl TimeHandle {
         })
     }
 
+    /// Whether the timer has fired (or its key is stale), without touching
+    /// its waker: `Sleep::is_elapsed`.
+    pub(crate) fn fired(&self, key: TimerKey) -> bool {
+        self.wheel.lock().state(key) != Some(TimerState::Pending)
+    }
+
     /// Moves a timer to `deadline` (`Sleep::reset`), keeping the task that
     /// waits on it: its waker goes into the new entry, as Tokio's reset
     /// re-registers the timer with it, so that task wakes at the new

@@ -109,9 +109,12 @@ impl Sleep {
         self.deadline
     }
 
-    /// True once it has completed.
+    /// True once the timer has fired: it returned `Ready`, or the wheel
+    /// fired it since it was registered. As in Tokio, a sleep that was never
+    /// polled is not registered anywhere, so it is not elapsed, even past
+    /// its deadline.
     pub fn is_elapsed(&self) -> bool {
-        self.done || self.now() >= self.deadline
+        self.done || self.key.is_some_and(|key| self.driver.time.fired(key))
     }
 
     /// Moves the deadline, whether or not the sleep has completed: it is
