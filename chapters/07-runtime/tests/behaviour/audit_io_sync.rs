@@ -1,9 +1,13 @@
 //! I/O utilities and sync primitives, as Tokio documents them (second audit).
 //!
-//! Each test is written from the doc comments of Tokio 1.54's `tokio::io`
-//! and `tokio::sync`, the way a Tokio user would check them: the counts a
-//! call returns, the state a handle is left in after a close or a drop,
-//! what a buffer holds, who is woken. Every test passes on Tokio first.
+//! Covers `tokio::io` (the buffered readers and writers, `take`, `chain`,
+//! `duplex`, the copies, the line, byte and number helpers) and
+//! `tokio::sync` (`Notify`, `Barrier`, `Semaphore`, `OnceCell`, `SetOnce`,
+//! the locks and their guards, `watch`, `broadcast`, `mpsc`, `oneshot`).
+//! Each test is written from Tokio 1.54's documentation and was first made
+//! to pass against Tokio, which compiles this same file in
+//! `behaviour_tokio.rs`: a failure in the Tokio build is a wrong test, one
+//! in the rt build a place where rt departs from Tokio.
 //!
 //! The two differences they found are fixed in rt: `watch::Receiver::wait_for`
 //! on a closed channel now shows the current, already seen value to its
@@ -11,7 +15,6 @@
 //! the last value), and a `oneshot::Receiver::try_recv` that returns the
 //! value or `Closed` terminates the receiver, as a completed poll does.
 
-#![allow(unused_imports)]
 use crate::behaviour::limit;
 use crate::{rt, shim};
 use futures::{FutureExt, poll};

@@ -7,39 +7,16 @@
 //! runtime's shutdown. `tests/fs.rs` has rt's own.
 //!
 //! Each test works in its own directory under the system's temporary
-//! directory, named after the runtime, the flavour and the test, and
-//! removes it at the end.
+//! directory (a [`Scratch`], shared with the other files of the suite),
+//! named after this file, the runtime, the flavour, the process and the
+//! test, and removes it at the end.
 
-use crate::behaviour::{expect_panic, limit};
+use crate::behaviour::{Scratch, expect_panic, limit};
 use crate::{rt, shim};
 use futures::FutureExt;
 use rt::fs::{self, File, OpenOptions};
 use rt::io::{AsyncReadExt, AsyncSeekExt, AsyncWriteExt};
 use std::io::{ErrorKind, SeekFrom};
-use std::path::PathBuf;
-
-/// A fresh directory for one test, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new(test: &str) -> Scratch {
-        let flavour = if shim::MULTI_THREAD { "mt" } else { "ct" };
-        let dir = std::env::temp_dir().join(format!(
-            "rt-fs-{}-{}-{flavour}-{test}",
-            std::process::id(),
-            shim::NAME
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("make the scratch directory");
-        Scratch(dir)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn pattern(len: usize) -> Vec<u8> {
     (0..len).map(|i| (i % 251) as u8).collect()
@@ -48,8 +25,8 @@ fn pattern(len: usize) -> Vec<u8> {
 #[test]
 fn fs_write_read_and_read_to_string_round_trip() {
     limit("fs round trip", || {
-        let scratch = Scratch::new("round-trip");
-        let path = scratch.0.join("a");
+        let scratch = Scratch::new("fs", "round-trip");
+        let path = scratch.join("a");
         shim::runtime().block_on(async {
             fs::write(&path, "text\n").await.unwrap();
             assert_eq!(fs::read(&path).await.unwrap(), b"text\n");
@@ -64,8 +41,8 @@ fn fs_write_read_and_read_to_string_round_trip() {
 #[test]
 fn fs_a_missing_path_is_not_found_and_try_exists_says_false() {
     limit("fs not found", || {
-        let scratch = Scratch::new("not-found");
-        let gone = scratch.0.join("gone");
+        let scratch = Scratch::new("fs", "not-found");
+        let gone = scratch.join("gone");
         shim::runtime().block_on(async {
             assert_eq!(
                 fs::read(&gone).await.unwrap_err().kind(),
@@ -91,8 +68,8 @@ fn fs_a_missing_path_is_not_found_and_try_exists_says_false() {
 #[test]
 fn fs_file_a_seek_waits_for_the_write_in_flight() {
     limit("fs write seek read", || {
-        let scratch = Scratch::new("seek");
-        let path = scratch.0.join("f");
+        let scratch = Scratch::new("fs", "seek");
+        let path = scratch.join("f");
         shim::runtime().block_on(async {
             let mut file = OpenOptions::new()
                 .read(true)
@@ -119,8 +96,8 @@ fn fs_file_a_seek_waits_for_the_write_in_flight() {
 #[test]
 fn fs_file_set_len_truncates_and_extends() {
     limit("fs set_len", || {
-        let scratch = Scratch::new("set-len");
-        let path = scratch.0.join("f");
+        let scratch = Scratch::new("fs", "set-len");
+        let path = scratch.join("f");
         shim::runtime().block_on(async {
             let mut file = File::create(&path).await.unwrap();
             file.write_all(b"0123456789").await.unwrap();
@@ -136,8 +113,8 @@ fn fs_file_set_len_truncates_and_extends() {
 #[test]
 fn fs_a_failed_write_is_reported_by_flush_not_by_write() {
     limit("fs write error", || {
-        let scratch = Scratch::new("write-error");
-        let path = scratch.0.join("ro");
+        let scratch = Scratch::new("fs", "write-error");
+        let path = scratch.join("ro");
         shim::runtime().block_on(async {
             fs::write(&path, b"x").await.unwrap();
             let mut file = File::open(&path).await.unwrap();
@@ -151,8 +128,8 @@ fn fs_a_failed_write_is_reported_by_flush_not_by_write() {
 #[test]
 fn fs_a_write_after_a_read_lands_where_the_reader_stopped() {
     limit("fs read then write", || {
-        let scratch = Scratch::new("read-then-write");
-        let path = scratch.0.join("f");
+        let scratch = Scratch::new("fs", "read-then-write");
+        let path = scratch.join("f");
         // One pool thread, held while a read is started, so that the read
         // waits in the queue and can be given up.
         shim::runtime_with_blocking_threads(1).block_on(async {
@@ -183,8 +160,8 @@ fn fs_a_write_after_a_read_lands_where_the_reader_stopped() {
 #[test]
 fn fs_read_dir_lists_files_and_directories() {
     limit("fs read_dir", || {
-        let scratch = Scratch::new("read-dir");
-        let dir = scratch.0.clone();
+        let scratch = Scratch::new("fs", "read-dir");
+        let dir = scratch.path().to_path_buf();
         shim::runtime().block_on(async {
             for i in 0..40 {
                 fs::write(dir.join(format!("f{i:02}")), b"").await.unwrap();
@@ -215,8 +192,8 @@ fn fs_read_dir_lists_files_and_directories() {
 #[test]
 fn fs_eight_mebibytes_through_write_all_and_read_to_end() {
     limit("fs large", || {
-        let scratch = Scratch::new("large");
-        let path = scratch.0.join("big");
+        let scratch = Scratch::new("fs", "large");
+        let path = scratch.join("big");
         shim::runtime().block_on(async {
             let data = pattern(8 * 1024 * 1024);
             let mut file = File::create(&path).await.unwrap();
@@ -238,8 +215,8 @@ fn fs_eight_mebibytes_through_write_all_and_read_to_end() {
 #[test]
 fn fs_a_hundred_tasks_read_one_file() {
     limit("fs hundred readers", || {
-        let scratch = Scratch::new("hundred");
-        let path = scratch.0.join("f");
+        let scratch = Scratch::new("fs", "hundred");
+        let path = scratch.join("f");
         shim::runtime().block_on(async {
             let data = pattern(10_000);
             fs::write(&path, &data).await.unwrap();
@@ -256,8 +233,8 @@ fn fs_a_hundred_tasks_read_one_file() {
 #[test]
 fn fs_a_flushed_file_dropped_at_once_has_its_bytes_in_the_file() {
     limit("fs flush then drop", || {
-        let scratch = Scratch::new("flush-drop");
-        let path = scratch.0.join("f");
+        let scratch = Scratch::new("fs", "flush-drop");
+        let path = scratch.join("f");
         shim::runtime().block_on(async {
             let mut file = File::create(&path).await.unwrap();
             file.write_all(b"one ").await.unwrap();
@@ -272,8 +249,8 @@ fn fs_a_flushed_file_dropped_at_once_has_its_bytes_in_the_file() {
 #[test]
 fn fs_a_write_queued_at_shutdown_still_reaches_the_file() {
     limit("fs mandatory write", || {
-        let scratch = Scratch::new("mandatory");
-        let path = scratch.0.join("f");
+        let scratch = Scratch::new("fs", "mandatory");
+        let path = scratch.join("f");
         let runtime = shim::runtime_with_blocking_threads(1);
         let (release, held) = std::sync::mpsc::channel::<()>();
         let (started, running) = std::sync::mpsc::channel::<()>();
@@ -299,8 +276,8 @@ fn fs_a_write_queued_at_shutdown_still_reaches_the_file() {
 #[test]
 fn fs_awaited_outside_a_runtime_panics() {
     limit("fs outside", || {
-        let scratch = Scratch::new("outside");
-        let path = scratch.0.join("f");
+        let scratch = Scratch::new("fs", "outside");
+        let path = scratch.join("f");
         std::fs::write(&path, b"x").unwrap();
         expect_panic("fs::read outside a runtime", || {
             futures::executor::block_on(fs::read(&path))

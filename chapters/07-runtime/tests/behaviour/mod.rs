@@ -256,3 +256,51 @@ impl Drop for SocketDir {
         let _ = std::fs::remove_dir_all(&self.0);
     }
 }
+
+/// A fresh, empty directory for one test's files under the system's
+/// temporary directory, removed when dropped. Its name joins the calling
+/// file's prefix, the runtime (`shim::NAME`), the flavour, the process id,
+/// a counter private to the process and the test's name, so that no two
+/// tests share one: not across files, not between the Tokio and rt builds
+/// or their flavours, and not between test processes running at once.
+pub(crate) struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    /// Makes the directory for test `test` of the file whose prefix is
+    /// `file_prefix` (say `"fs"`).
+    pub(crate) fn new(file_prefix: &str, test: &str) -> Scratch {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let flavour = if crate::shim::MULTI_THREAD {
+            "mt"
+        } else {
+            "ct"
+        };
+        let dir = std::env::temp_dir().join(format!(
+            "rt-{file_prefix}-{}-{flavour}-{}-{}-{test}",
+            crate::shim::NAME,
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed),
+        ));
+        // Left over by an earlier process that had the same id and crashed.
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("make the scratch directory");
+        Scratch(dir)
+    }
+
+    /// The directory itself.
+    pub(crate) fn path(&self) -> &std::path::Path {
+        &self.0
+    }
+
+    /// `name` inside the directory.
+    pub(crate) fn join(&self, name: &str) -> std::path::PathBuf {
+        self.0.join(name)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
