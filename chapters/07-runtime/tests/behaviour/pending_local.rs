@@ -125,3 +125,58 @@ fn a_local_task_knows_its_id_while_it_runs_and_while_it_is_dropped() {
         });
     });
 }
+
+/// `spawn_local` returns a `JoinHandle`, the type `spawn` returns, so one
+/// list can hold both kinds of task, a function can name the type, and the
+/// handle's `id`, `is_finished`, `abort_handle` and `abort` work on it. A
+/// local handle moved to a `Send` task and awaited there still gets the
+/// output (the output is `Send`, the future need not be).
+#[test]
+fn spawn_local_returns_a_join_handle_like_spawn() {
+    fn spawn_doubled(n: u32) -> task::JoinHandle<u32> {
+        let not_send = Rc::new(n);
+        task::spawn_local(async move {
+            rt::task::yield_now().await;
+            *not_send * 2
+        })
+    }
+    limit("spawn_local JoinHandle", || {
+        let runtime = shim::runtime();
+        let local = LocalSet::new();
+        local.block_on(&runtime, async {
+            let handles: Vec<task::JoinHandle<u32>> = vec![
+                rt::spawn(async { 1 }),
+                spawn_doubled(2),
+                local.spawn_local(async { 5 }),
+            ];
+            let ids: Vec<task::Id> = handles.iter().map(task::JoinHandle::id).collect();
+            assert!(ids[0] != ids[1] && ids[1] != ids[2] && ids[0] != ids[2]);
+            let mut outputs = Vec::new();
+            for handle in handles {
+                outputs.push(handle.await.unwrap());
+            }
+            assert_eq!(outputs, [1, 4, 5]);
+
+            let pending = spawn_doubled(21);
+            let waiter = rt::spawn(async move { pending.await.unwrap() });
+            assert_eq!(waiter.await.unwrap(), 42);
+
+            let stuck: task::JoinHandle<()> = task::spawn_local(std::future::pending());
+            assert!(!stuck.is_finished());
+            stuck.abort_handle().abort();
+            let error = stuck.await.unwrap_err();
+            assert!(error.is_cancelled());
+
+            let finished = spawn_doubled(1);
+            while !finished.is_finished() {
+                rt::task::yield_now().await;
+            }
+            finished.abort();
+            assert_eq!(
+                finished.await.unwrap(),
+                2,
+                "an abort after the end keeps the output"
+            );
+        });
+    });
+}

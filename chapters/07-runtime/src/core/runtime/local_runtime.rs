@@ -12,7 +12,7 @@
 //! Book: Chapter 8, "Writing programs".
 
 use super::{Builder, EnterGuard, Handle, Runtime, RuntimeMetrics};
-use crate::task::{JoinHandle, LocalJoinHandle, LocalSet};
+use crate::task::{JoinHandle, LocalSet};
 use std::fmt;
 use std::future::Future;
 use std::io;
@@ -62,12 +62,10 @@ impl LocalRuntime {
         self.runtime.handle()
     }
 
-    /// Spawns a task that need not be `Send`; it runs while `block_on`
-    /// runs. Ours returns the [`LocalJoinHandle`] of a [`LocalSet`] task
-    /// where Tokio returns its `JoinHandle` (awaiting either gives
-    /// `Result<T, JoinError>`).
+    /// Spawns a task that need not be `Send` on the runtime's
+    /// [`LocalSet`]; it runs while `block_on` runs.
     #[track_caller]
-    pub fn spawn_local<F>(&self, future: F) -> LocalJoinHandle<F::Output>
+    pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,

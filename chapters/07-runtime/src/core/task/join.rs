@@ -8,10 +8,15 @@
 //! whoever finishes last. `abort()` asks the runtime to drop the future at
 //! its next `.await` point (never in the middle of a poll).
 //!
+//! A task of a `LocalSet` is not a task cell (see `local.rs`); its handle is
+//! the same type, as in Tokio, with the set's channel and abort handle
+//! inside.
+//!
 //! Book: Chapter 7, "A task is one allocation and one word".
 
 use super::error::JoinError;
 use super::harness::RawTask;
+use super::local::LocalJoinHandle;
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
@@ -21,17 +26,31 @@ use std::task::{Context, Poll};
 /// An owned permission to await a spawned task's output (or its
 /// [`JoinError`]).
 pub struct JoinHandle<T> {
-    raw: RawTask,
+    target: JoinTarget<T>,
     /// The output has been returned (for `FusedFuture::is_terminated`).
     terminated: bool,
     _output: PhantomData<T>,
 }
 
+/// What the handle waits on.
+enum JoinTarget<T> {
+    /// A task of the runtime: one reference to its cell.
+    Task(RawTask),
+    /// A task of a [`LocalSet`](super::LocalSet), which is not a `RawTask`
+    /// (see `local.rs`): its output channel and abort handle, boxed so that
+    /// a handle of either kind is three words (the pointer, the tag and the
+    /// `terminated` flag).
+    Local(Box<LocalJoinHandle<T>>),
+}
+
 // SAFETY: the handle only moves the output from the task to its owner, so it
-// is Send when the output is; the task itself is shared through atomics.
+// is Send when the output is; a runtime task is shared through atomics, and
+// a local task's parts (a channel receiver of the output, an abort handle,
+// an atomic flag) are Send when the output is.
 unsafe impl<T: Send> Send for JoinHandle<T> {}
-// SAFETY: `&JoinHandle` only allows abort() and is_finished(), which touch
-// the state word atomically and never the output.
+// SAFETY: `&JoinHandle` only allows abort(), is_finished(), id() and
+// abort_handle(), which touch the state word atomically (or the local
+// task's atomic parts) and never the output.
 unsafe impl<T: Send> Sync for JoinHandle<T> {}
 
 impl<T> Unpin for JoinHandle<T> {}
@@ -44,8 +63,17 @@ impl<T> std::panic::RefUnwindSafe for JoinHandle<T> {}
 impl<T> JoinHandle<T> {
     /// Wraps the JoinHandle's reference.
     pub(crate) fn new(raw: RawTask) -> JoinHandle<T> {
+        JoinHandle::with_target(JoinTarget::Task(raw))
+    }
+
+    /// The handle of a task spawned on a `LocalSet`.
+    pub(crate) fn local(handle: LocalJoinHandle<T>) -> JoinHandle<T> {
+        JoinHandle::with_target(JoinTarget::Local(Box::new(handle)))
+    }
+
+    fn with_target(target: JoinTarget<T>) -> JoinHandle<T> {
         JoinHandle {
-            raw,
+            target,
             terminated: false,
             _output: PhantomData,
         }
@@ -56,23 +84,35 @@ impl<T> JoinHandle<T> {
     /// awaiting this handle returns a cancelled [`JoinError`]. A task that
     /// already finished keeps its output.
     pub fn abort(&self) {
-        self.raw.remote_abort();
+        match &self.target {
+            JoinTarget::Task(raw) => raw.remote_abort(),
+            JoinTarget::Local(local) => local.abort(),
+        }
     }
 
     /// True once the task has finished, normally, by panic or by abort.
     pub fn is_finished(&self) -> bool {
-        self.raw.header().state.load().is_complete()
+        match &self.target {
+            JoinTarget::Task(raw) => raw.header().state.load().is_complete(),
+            JoinTarget::Local(local) => local.is_finished(),
+        }
     }
 
     /// The task's id, unique among the live tasks of every runtime.
     pub fn id(&self) -> super::Id {
-        super::Id(self.raw.header().id)
+        match &self.target {
+            JoinTarget::Task(raw) => super::Id(raw.header().id),
+            JoinTarget::Local(local) => local.id(),
+        }
     }
 
     /// A handle that can cancel the task, for whoever must be able to stop
     /// it without awaiting it.
     pub fn abort_handle(&self) -> super::AbortHandle {
-        super::AbortHandle::new(self.raw)
+        match &self.target {
+            JoinTarget::Task(raw) => super::AbortHandle::new(*raw),
+            JoinTarget::Local(local) => local.abort_handle(),
+        }
     }
 }
 
@@ -81,22 +121,29 @@ impl<T> Future for JoinHandle<T> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let budget = std::task::ready!(super::coop::poll_proceed(cx));
-        let mut output: Poll<Result<T, JoinError>> = Poll::Pending;
-        // SAFETY: `output` has the type the task's vtable writes (this handle
-        // was made for a task whose output is T), and we are its JoinHandle.
-        unsafe {
-            self.raw.try_read_output(
-                &mut output as *mut Poll<Result<T, JoinError>> as *mut (),
-                cx.waker(),
-            );
-        }
+        let output = match &mut self.target {
+            JoinTarget::Task(raw) => {
+                let mut output: Poll<Result<T, JoinError>> = Poll::Pending;
+                // SAFETY: `output` has the type the task's vtable writes
+                // (this handle was made for a task whose output is T), and
+                // we are its JoinHandle.
+                unsafe {
+                    raw.try_read_output(
+                        &mut output as *mut Poll<Result<T, JoinError>> as *mut (),
+                        cx.waker(),
+                    );
+                }
+                // The harness stored the error without knowing whose it was.
+                let id = super::Id(raw.header().id);
+                output.map(|result| result.map_err(|error| error.with_id(id)))
+            }
+            JoinTarget::Local(local) => Pin::new(&mut **local).poll(cx),
+        };
         if output.is_ready() {
             budget.made_progress();
             self.as_mut().get_mut().terminated = true;
         }
-        // The harness stored the error without knowing whose it was.
-        let id = self.id();
-        output.map(|result| result.map_err(|error| error.with_id(id)))
+        output
     }
 }
 
@@ -110,15 +157,21 @@ impl<T> futures::future::FusedFuture for JoinHandle<T> {
 
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
-        self.raw.drop_join_handle();
+        // A local task's parts detach themselves when dropped.
+        if let JoinTarget::Task(raw) = &self.target {
+            raw.drop_join_handle();
+        }
     }
 }
 
 impl<T> fmt::Debug for JoinHandle<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("JoinHandle")
-            .field("id", &self.id())
-            .field("state", &self.raw.header().state)
-            .finish()
+        let mut out = f.debug_struct("JoinHandle");
+        out.field("id", &self.id());
+        match &self.target {
+            JoinTarget::Task(raw) => out.field("state", &raw.header().state),
+            JoinTarget::Local(_) => out.field("finished", &self.is_finished()),
+        };
+        out.finish()
     }
 }

@@ -18,7 +18,7 @@
 //!
 //! Book: Chapter 8, "Task handles: JoinSet, abort, ids and task-locals".
 
-use super::{AbortHandle, Id, JoinError, JoinHandle, LocalJoinHandle, LocalSet};
+use super::{AbortHandle, Id, JoinError, JoinHandle, LocalSet};
 use crate::runtime::Handle as RuntimeHandle;
 use std::collections::VecDeque;
 use std::fmt;
@@ -38,17 +38,12 @@ pub struct JoinSet<T> {
 }
 
 struct Entry<T> {
-    handle: MemberHandle<T>,
+    /// A task of the runtime, or of a `LocalSet` (`spawn_local`).
+    handle: JoinHandle<T>,
     waker: Waker,
     /// The output, if the task had finished when it joined the set. Boxed:
     /// that is the rare case, and every entry pays only a pointer for it.
     output: Option<Box<Result<T, JoinError>>>,
-}
-
-/// A task of the runtime, or of a `LocalSet` (`spawn_local`).
-enum MemberHandle<T> {
-    Task(JoinHandle<T>),
-    Local(LocalJoinHandle<T>),
 }
 
 /// The entries whose tasks may have finished, and who waits for them.
@@ -102,10 +97,7 @@ impl<T> Entry<T> {
     /// the set would spin on it).
     fn poll_handle(&mut self) -> Poll<Result<T, JoinError>> {
         let mut cx = Context::from_waker(&self.waker);
-        super::coop::with_budget(None, || match &mut self.handle {
-            MemberHandle::Task(handle) => Pin::new(handle).poll(&mut cx),
-            MemberHandle::Local(handle) => Pin::new(handle).poll(&mut cx),
-        })
+        super::coop::with_budget(None, || Pin::new(&mut self.handle).poll(&mut cx))
     }
 }
 
@@ -133,11 +125,8 @@ impl<T> JoinSet<T> {
     }
 
     /// Adds a task already spawned.
-    fn insert(&mut self, handle: MemberHandle<T>) -> AbortHandle {
-        let abort = match &handle {
-            MemberHandle::Task(handle) => handle.abort_handle(),
-            MemberHandle::Local(handle) => handle.abort_handle(),
-        };
+    fn insert(&mut self, handle: JoinHandle<T>) -> AbortHandle {
+        let abort = handle.abort_handle();
         let index = self.free.pop().unwrap_or_else(|| {
             self.entries.push(None);
             self.entries.len() - 1
@@ -174,7 +163,7 @@ impl<T> JoinSet<T> {
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
     {
-        self.insert(MemberHandle::Task(crate::spawn(future)))
+        self.insert(crate::spawn(future))
     }
 
     /// Spawns `future` on the runtime of `handle` and adds it to the set.
@@ -184,7 +173,7 @@ impl<T> JoinSet<T> {
         F: Future<Output = T> + Send + 'static,
         T: Send + 'static,
     {
-        self.insert(MemberHandle::Task(handle.spawn(future)))
+        self.insert(handle.spawn(future))
     }
 
     /// Runs `f` on the current runtime's blocking pool and adds it.
@@ -198,7 +187,7 @@ impl<T> JoinSet<T> {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        self.insert(MemberHandle::Task(crate::task::spawn_blocking(f)))
+        self.insert(crate::task::spawn_blocking(f))
     }
 
     /// Runs `f` on the blocking pool of the runtime of `handle` and adds it.
@@ -208,7 +197,7 @@ impl<T> JoinSet<T> {
         F: FnOnce() -> T + Send + 'static,
         T: Send + 'static,
     {
-        self.insert(MemberHandle::Task(handle.spawn_blocking(f)))
+        self.insert(handle.spawn_blocking(f))
     }
 
     /// Spawns a task that need not be `Send` on the [`LocalSet`] being run
@@ -224,7 +213,7 @@ impl<T> JoinSet<T> {
         F: Future<Output = T> + 'static,
         T: 'static,
     {
-        self.insert(MemberHandle::Local(super::spawn_local(future)))
+        self.insert(super::spawn_local(future))
     }
 
     /// Spawns a task that need not be `Send` on `local_set`, and adds it.
@@ -234,7 +223,7 @@ impl<T> JoinSet<T> {
         F: Future<Output = T> + 'static,
         T: 'static,
     {
-        self.insert(MemberHandle::Local(local_set.spawn_local(future)))
+        self.insert(local_set.spawn_local(future))
     }
 
     /// Waits for the next task to finish and returns its output, or `None`
@@ -321,10 +310,7 @@ impl<T> JoinSet<T> {
                 None => entry.poll_handle(),
             };
             if let Poll::Ready(output) = polled {
-                let id = match &entry.handle {
-                    MemberHandle::Task(handle) => handle.id(),
-                    MemberHandle::Local(handle) => handle.id(),
-                };
+                let id = entry.handle.id();
                 self.entries[index] = None;
                 self.free.push(index);
                 self.len -= 1;
@@ -357,10 +343,7 @@ impl<T> JoinSet<T> {
     /// Aborts every task in the set; they stay in it until joined.
     pub fn abort_all(&mut self) {
         for entry in self.entries.iter().flatten() {
-            match &entry.handle {
-                MemberHandle::Task(handle) => handle.abort(),
-                MemberHandle::Local(handle) => handle.abort(),
-            }
+            entry.handle.abort();
         }
     }
 

@@ -15,13 +15,16 @@
 //! `futures`' `FuturesUnordered` polls only the tasks whose wakers fired
 //! (its wakers are `Send` and may be woken from any thread, which wakes
 //! whoever polls the set), a oneshot channel carries each task's output to
-//! its [`LocalJoinHandle`], and `futures`' `Abortable` makes `abort` drop
-//! the future at its next turn. No `unsafe` code.
+//! its handle, and `futures`' `Abortable` makes `abort` drop the future at
+//! its next turn. No `unsafe` code. The handle is a [`JoinHandle`], as in
+//! Tokio, with a `LocalJoinHandle` (the channel and the abort handle)
+//! inside.
 //!
 //! Book: Chapter 8, "Writing programs".
 
 use super::Id;
 use super::error::JoinError;
+use super::join::JoinHandle;
 use futures::channel::oneshot;
 use futures::future::{AbortHandle as FutureAbortHandle, Abortable, FutureExt, LocalBoxFuture};
 use futures::stream::{FuturesUnordered, StreamExt};
@@ -120,12 +123,12 @@ impl LocalSet {
     /// [`run_until`](LocalSet::run_until), [`block_on`](LocalSet::block_on)
     /// or awaiting the set itself), not before.
     #[track_caller]
-    pub fn spawn_local<F>(&self, future: F) -> LocalJoinHandle<F::Output>
+    pub fn spawn_local<F>(&self, future: F) -> JoinHandle<F::Output>
     where
         F: Future + 'static,
         F::Output: 'static,
     {
-        self.shared.spawn(future)
+        JoinHandle::local(self.shared.spawn(future))
     }
 
     /// Runs `future` to completion on this thread, and the set's tasks
@@ -279,14 +282,14 @@ fn local_task_id() -> Id {
 /// Outside a `LocalSet` (not inside its `run_until`, `block_on`, poll or
 /// `enter` guard), as Tokio's does.
 #[track_caller]
-pub fn spawn_local<F>(future: F) -> LocalJoinHandle<F::Output>
+pub fn spawn_local<F>(future: F) -> JoinHandle<F::Output>
 where
     F: Future + 'static,
     F::Output: 'static,
 {
     let shared = CURRENT.with(|current| current.borrow().clone());
     match shared {
-        Some(shared) => shared.spawn(future),
+        Some(shared) => JoinHandle::local(shared.spawn(future)),
         None => panic!("`spawn_local` called from outside of a `task::LocalSet`"),
     }
 }
@@ -324,10 +327,11 @@ impl Future for LocalSet {
     }
 }
 
-/// The handle of a task spawned on a [`LocalSet`]: awaiting it gives the
-/// task's output, or a [`JoinError`] if it panicked, was aborted, or was
-/// dropped with its set before it finished. Dropping it detaches the task.
-pub struct LocalJoinHandle<T> {
+/// What the [`JoinHandle`] of a task spawned on a [`LocalSet`] holds:
+/// awaiting it gives the task's output, or a [`JoinError`] if it panicked,
+/// was aborted, or was dropped with its set before it finished. Dropping it
+/// detaches the task.
+pub(crate) struct LocalJoinHandle<T> {
     receiver: oneshot::Receiver<Result<T, JoinError>>,
     abort: FutureAbortHandle,
     finished: Arc<AtomicBool>,
@@ -346,23 +350,23 @@ impl<T> LocalJoinHandle<T> {
     /// Asks the task to stop: its future is dropped at its next turn, and
     /// the handle then gives a cancelled [`JoinError`] (unless it had
     /// already finished).
-    pub fn abort(&self) {
+    pub(crate) fn abort(&self) {
         self.abort.abort();
     }
 
     /// True once the task has finished (with an output, a panic, or by
     /// abort).
-    pub fn is_finished(&self) -> bool {
+    pub(crate) fn is_finished(&self) -> bool {
         self.finished.load(Ordering::Acquire)
     }
 
     /// The task's id.
-    pub fn id(&self) -> Id {
+    pub(crate) fn id(&self) -> Id {
         self.id
     }
 
     /// A handle that can cancel the task without awaiting it.
-    pub fn abort_handle(&self) -> super::AbortHandle {
+    pub(crate) fn abort_handle(&self) -> super::AbortHandle {
         super::AbortHandle::local(self.abort.clone(), self.finished.clone(), self.id)
     }
 }

@@ -43,7 +43,7 @@ pub use error::JoinError;
 pub use id::{Id, id, try_id};
 pub use join::JoinHandle;
 pub use join_set::JoinSet;
-pub use local::{LocalEnterGuard, LocalJoinHandle, LocalSet, RunUntil, spawn_local};
+pub use local::{LocalEnterGuard, LocalSet, RunUntil, spawn_local};
 pub use task_local::{AccessError, LocalKey, TaskLocalFuture};
 
 /// Named future types, as in Tokio (`tokio::task::futures`).
