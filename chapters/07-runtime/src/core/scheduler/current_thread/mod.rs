@@ -594,6 +594,18 @@ mod loom_current_thread {
         scheduler
     }
 
+    /// A thread that spawns `count` empty tasks onto `scheduler`, as
+    /// `Handle::spawn` from outside the runtime does.
+    fn spawn_remotely(scheduler: &Arc<CurrentThread>, count: u64) -> thread::JoinHandle<()> {
+        let scheduler = scheduler.clone();
+        thread::spawn(move || {
+            let location = std::panic::Location::caller();
+            for id in 0..count {
+                drop(scheduler.owned.spawn(async {}, &scheduler, id, location));
+            }
+        })
+    }
+
     /// The driving thread decides to sleep while another thread wakes the
     /// `block_on` future: either it sees the wake before it sleeps, or the
     /// waker sees it parked and wakes the driver. Never neither (loom
@@ -619,13 +631,7 @@ mod loom_current_thread {
     fn loom_a_remote_spawn_reaches_the_parking_driver() {
         loom::model(|| {
             let scheduler = current_thread();
-            let spawner = {
-                let scheduler = scheduler.clone();
-                thread::spawn(move || {
-                    let location = std::panic::Location::caller();
-                    drop(scheduler.owned.spawn(async {}, &scheduler, 0, location));
-                })
-            };
+            let spawner = spawn_remotely(&scheduler, 1);
             while scheduler.inject.is_empty() {
                 scheduler.park();
             }
@@ -644,14 +650,7 @@ mod loom_current_thread {
     fn loom_a_spawn_that_skips_the_notify_is_still_run() {
         loom::model(|| {
             let scheduler = current_thread();
-            let spawner = {
-                let scheduler = scheduler.clone();
-                thread::spawn(move || {
-                    let location = std::panic::Location::caller();
-                    drop(scheduler.owned.spawn(async {}, &scheduler, 0, location));
-                    drop(scheduler.owned.spawn(async {}, &scheduler, 1, location));
-                })
-            };
+            let spawner = spawn_remotely(&scheduler, 2);
             let mut ran = 0;
             loop {
                 while let Some(task) = scheduler.inject.pop() {
