@@ -127,7 +127,9 @@ fn abort_panic_and_a_dropped_set_come_back_as_join_errors() {
 }
 
 #[test]
-#[should_panic(expected = "`spawn_local` called from outside of a `task::LocalSet`")]
+#[should_panic(
+    expected = "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`"
+)]
 fn spawn_local_outside_a_set_panics() {
     let rt = current_thread();
     rt.block_on(async {

@@ -80,9 +80,9 @@ fn spawn_local_outside_a_local_set_panics() {
                 drop(task::spawn_local(async {}));
             });
             assert!(
-                caught
-                    .message
-                    .starts_with("`spawn_local` called from outside of a `task::LocalSet`"),
+                caught.message.starts_with(
+                    "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`"
+                ),
                 "{}",
                 caught.message
             );

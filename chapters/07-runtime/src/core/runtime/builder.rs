@@ -489,7 +489,7 @@ impl Builder {
     /// If `capacity` is 0.
     #[track_caller]
     pub fn max_io_events_per_tick(&mut self, capacity: usize) -> &mut Builder {
-        assert!(capacity > 0, "max_io_events_per_tick must be at least 1");
+        assert!(capacity > 0, "max_io_events_per_tick must be non-zero");
         self
     }
 
@@ -505,10 +505,7 @@ impl Builder {
     /// If `capacity` is 0.
     #[track_caller]
     pub fn max_io_events_per_busy_tick(&mut self, capacity: usize) -> &mut Builder {
-        assert!(
-            capacity > 0,
-            "max_io_events_per_busy_tick must be at least 1"
-        );
+        assert!(capacity > 0, "max_io_events_per_busy_tick must be non-zero");
         self
     }
 

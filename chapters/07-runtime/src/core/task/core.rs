@@ -167,7 +167,7 @@ impl<T: Future, S> Core<T, S> {
             // SAFETY: exclusive access, per the caller's contract.
             match std::mem::replace(unsafe { &mut *ptr }, Stage::Consumed) {
                 Stage::Finished(output) => output,
-                _ => panic!("JoinHandle polled after it returned the output"),
+                _ => panic!("JoinHandle polled after completion"),
             }
         })
     }

@@ -290,7 +290,9 @@ where
     let shared = CURRENT.with(|current| current.borrow().clone());
     match shared {
         Some(shared) => JoinHandle::local(shared.spawn(future)),
-        None => panic!("`spawn_local` called from outside of a `task::LocalSet`"),
+        None => panic!(
+            "`spawn_local` called from outside of a `task::LocalSet` or `runtime::LocalRuntime`"
+        ),
     }
 }
 

@@ -350,7 +350,7 @@ impl<F: Future> Future for Timeout<F> {
 pub fn interval(period: Duration) -> Interval {
     assert!(
         period > Duration::ZERO,
-        "rt::time::interval: `period` must be non-zero"
+        "`period` must be non-zero. (rt::time::interval)"
     );
     Interval {
         sleep: {
@@ -371,7 +371,7 @@ pub fn interval(period: Duration) -> Interval {
 pub fn interval_at(start: Instant, period: Duration) -> Interval {
     assert!(
         period > Duration::ZERO,
-        "rt::time::interval_at: `period` must be non-zero"
+        "`period` must be non-zero. (rt::time::interval_at)"
     );
     Interval {
         sleep: Sleep::new(start, current_driver("interval_at")),

@@ -490,6 +490,13 @@ impl Semaphore {
 /// Makes `n` permits free; panics past `MAX_PERMITS`.
 #[track_caller]
 fn add_free(state: &mut State, n: usize) {
+    // Tokio's two messages: more than a semaphore may ever hold, then more
+    // than this one can take on top of what it holds.
+    assert!(
+        n <= Semaphore::MAX_PERMITS,
+        "cannot add more than MAX_PERMITS permits ({})",
+        Semaphore::MAX_PERMITS
+    );
     assert!(
         n <= Semaphore::MAX_PERMITS - state.permits,
         "number of added permits ({n}) would overflow MAX_PERMITS ({})",

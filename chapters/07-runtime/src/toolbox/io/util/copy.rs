@@ -281,8 +281,14 @@ where
     A: AsyncRead + AsyncWrite + Unpin + ?Sized,
     B: AsyncRead + AsyncWrite + Unpin + ?Sized,
 {
-    assert!(a_to_b_buf_size > 0, "`a_to_b_buf_size` must be at least 1");
-    assert!(b_to_a_buf_size > 0, "`b_to_a_buf_size` must be at least 1");
+    assert!(
+        a_to_b_buf_size > 0,
+        "`a_to_b_buf_size` must be greater than 0"
+    );
+    assert!(
+        b_to_a_buf_size > 0,
+        "`b_to_a_buf_size` must be greater than 0"
+    );
     let mut a_to_b = Transfer::Running(CopyBuffer::with_size(a_to_b_buf_size));
     let mut b_to_a = Transfer::Running(CopyBuffer::with_size(b_to_a_buf_size));
     poll_fn(|cx| {

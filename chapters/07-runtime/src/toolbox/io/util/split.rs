@@ -100,7 +100,7 @@ impl<T> ReadHalf<T> {
     {
         assert!(
             self.is_pair_of(&writer),
-            "unsplit: the WriteHalf came from another split"
+            "Unrelated `split::Write` passed to `split::Read::unsplit`."
         );
         drop(writer);
         let inner = Arc::try_unwrap(self.inner)
