@@ -104,7 +104,7 @@ fn adding_permits_past_the_maximum_panics_with_tokios_words() {
     });
     says(&caught.message, "would overflow MAX_PERMITS");
     let caught = expect_panic("Semaphore::new(MAX + 1)", || {
-        drop(Semaphore::new(Semaphore::MAX_PERMITS + 1));
+        let _too_many = Semaphore::new(Semaphore::MAX_PERMITS + 1);
     });
     says(
         &caught.message,
