@@ -194,7 +194,14 @@ impl DriverHandle {
     }
 }
 
+/// What the error of an operation on a runtime that has shut down says:
+/// Tokio's words first (a program's tests may match them, and
+/// [`is_rt_shutdown_err`](crate::runtime::is_rt_shutdown_err) does), then
+/// ours.
+pub(crate) const SHUT_DOWN: &str = "A Tokio 1.x context was found, but it is being shutdown. \
+     (the runtime this socket belongs to has shut down)";
+
 /// The error every socket operation returns once its runtime has shut down.
 pub(crate) fn shut_down_error() -> io::Error {
-    io::Error::other("the runtime this socket belongs to has shut down")
+    io::Error::other(SHUT_DOWN)
 }

@@ -9,6 +9,7 @@
 #![allow(clippy::undocumented_unsafe_blocks)]
 
 pub mod api_audit;
+pub mod api_diff;
 pub mod api_gaps;
 pub mod audit_io_sync;
 pub mod audit_net_fs;

@@ -14,7 +14,7 @@ use std::fmt;
 use std::ops::{BitAnd, BitOr, BitOrAssign, Sub};
 
 /// A set of readiness states.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub struct Ready(u8);
 
 const READABLE: u8 = 0b0_0001;

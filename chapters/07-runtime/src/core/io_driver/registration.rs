@@ -48,17 +48,22 @@ pub(crate) struct Registration {
 impl Registration {
     /// Registers `source` with the current runtime's driver.
     ///
-    /// Fails with an error (not a panic) outside a runtime.
+    /// Fails with an error outside a runtime, where Tokio panics; the error
+    /// carries Tokio's words, so that a test that expects the panic finds
+    /// them in the message of the `unwrap` that fails.
     pub(crate) fn new(
         source: &mut impl mio::event::Source,
         interest: Interest,
     ) -> io::Result<Registration> {
-        let driver = context::with_current(|handle| handle.map(|scheduler| scheduler.driver().clone()))
-            .ok_or_else(|| {
-                io::Error::other(
-                    "no runtime: sockets must be created inside rt::Runtime (in a task, in block_on, or under Handle::enter)",
-                )
-            })?;
+        let driver =
+            context::with_current(|handle| handle.map(|scheduler| scheduler.driver().clone()))
+                .ok_or_else(|| {
+                    io::Error::other(format!(
+                        "{} (no runtime: sockets must be created inside rt::Runtime, in a task, \
+                     in block_on, or under Handle::enter)",
+                        crate::runtime::NO_RUNTIME
+                    ))
+                })?;
         let (token, io) = driver.io.register(source, interest)?;
         Ok(Registration { driver, token, io })
     }

@@ -47,6 +47,11 @@ pub struct LocalRuntime {
     runtime: Runtime,
 }
 
+// As a `Runtime`: a panic caught around it leaves it usable (the set's
+// cells are only touched from this thread, between polls), as Tokio's.
+impl std::panic::UnwindSafe for LocalRuntime {}
+impl std::panic::RefUnwindSafe for LocalRuntime {}
+
 impl LocalRuntime {
     /// A local runtime with I/O and time enabled:
     /// `Builder::new_current_thread().enable_all().build_local(Default::default())`.
@@ -98,7 +103,7 @@ impl LocalRuntime {
     /// [`spawn_local`](crate::task::spawn_local), until the guard is
     /// dropped; what is spawned runs at the next `block_on`.
     #[track_caller]
-    pub fn enter(&self) -> EnterGuard {
+    pub fn enter(&self) -> EnterGuard<'_> {
         let mut guard = self.runtime.enter();
         guard._local = Some(self.local.enter());
         guard

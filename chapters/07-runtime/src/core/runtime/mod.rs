@@ -95,7 +95,7 @@ impl Runtime {
     /// Makes this runtime the current one for this thread until the guard
     /// is dropped; see [`Handle::enter`].
     #[track_caller]
-    pub fn enter(&self) -> EnterGuard {
+    pub fn enter(&self) -> EnterGuard<'_> {
         self.handle.enter()
     }
 
@@ -330,10 +330,11 @@ impl Handle {
     /// When guards are dropped out of order (each must be dropped before the
     /// one made before it on the same thread).
     #[track_caller]
-    pub fn enter(&self) -> EnterGuard {
+    pub fn enter(&self) -> EnterGuard<'_> {
         EnterGuard {
             _guard: context::set_current(self.inner.clone()),
             _local: None,
+            _handle: std::marker::PhantomData,
         }
     }
 
@@ -364,6 +365,29 @@ impl Handle {
 /// spawns add which call it was.
 pub(crate) const NO_RUNTIME: &str =
     "there is no reactor running, must be called from the context of a Tokio 1.x runtime";
+
+/// The index of the worker thread this is called on, counted from 0 as
+/// [`RuntimeMetrics`]' per-worker methods count, as Tokio's: `None` off the
+/// workers (a blocking thread, any other thread, and the thread in a
+/// multi-thread runtime's `block_on`, which is not a worker); `Some(0)` on
+/// the thread that drives a current-thread runtime. A task may move between
+/// workers at any `.await`, so the answer holds only until the next one.
+pub fn worker_index() -> Option<usize> {
+    crate::scheduler::multi_thread::worker::current_worker_index()
+        .or_else(|| crate::scheduler::current_thread::drives_a_runtime().then_some(0))
+}
+
+/// True if `err` is the error an I/O operation returns because its
+/// runtime has shut down (a listener accepting after its runtime was
+/// dropped, say), as Tokio's: an error of kind `Other` that wraps only our
+/// message, so that a server shutting down can tell the end of its runtime
+/// from a real I/O failure.
+pub fn is_rt_shutdown_err(err: &io::Error) -> bool {
+    err.kind() == io::ErrorKind::Other
+        && err.get_ref().is_some_and(|inner| {
+            inner.source().is_none() && inner.to_string() == crate::driver::SHUT_DOWN
+        })
+}
 
 /// Returned by [`Handle::try_current`] outside a runtime.
 #[derive(Debug)]
@@ -507,12 +531,15 @@ impl fmt::Display for LongPoll {
 /// Receives long-poll reports; see [`Builder::on_long_poll`].
 pub type LongPollHook = std::sync::Arc<dyn Fn(&LongPoll) + Send + Sync>;
 
-/// Returned by [`Handle::enter`].
-pub struct EnterGuard {
+/// Returned by [`Handle::enter`]. It borrows the handle (or runtime) it
+/// came from, as Tokio's does, so the runtime cannot be dropped while it is
+/// entered.
+pub struct EnterGuard<'a> {
     /// A [`LocalRuntime`]'s set, entered too (dropped first: fields drop
     /// in order).
     pub(super) _local: Option<crate::task::LocalEnterGuard>,
     _guard: context::SetCurrentGuard,
+    _handle: std::marker::PhantomData<&'a Handle>,
 }
 
 /// Spawns a task onto the current runtime.
@@ -551,7 +578,7 @@ impl fmt::Debug for Runtime {
     }
 }
 
-impl fmt::Debug for EnterGuard {
+impl fmt::Debug for EnterGuard<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("EnterGuard").finish_non_exhaustive()
     }

@@ -494,6 +494,15 @@ impl<T: AsRawFd> AsRawFd for AsyncFd<T> {
     }
 }
 
+/// Lends the inner value's descriptor (Tokio's impl needs only `AsRawFd`
+/// and borrows the raw number unsafely; ours asks the inner value, which
+/// every descriptor type of the standard library can answer).
+impl<T: AsRawFd + std::os::fd::AsFd> std::os::fd::AsFd for AsyncFd<T> {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.get_ref().as_fd()
+    }
+}
+
 impl<T: AsRawFd> Drop for AsyncFd<T> {
     /// Deregisters before the inner value (and its descriptor) goes.
     fn drop(&mut self) {

@@ -48,6 +48,8 @@ pub struct Stdin {
     pos: usize,
     /// The read under way on the pool, if any.
     busy: Option<JoinHandle<(io::Result<usize>, Vec<u8>)>>,
+    /// The standard library's handle, whose descriptor `AsFd` lends.
+    std: io::Stdin,
 }
 
 /// The process's standard input, read on the blocking pool.
@@ -60,6 +62,7 @@ pub fn stdin() -> Stdin {
         buf: Vec::new(),
         pos: 0,
         busy: None,
+        std: io::stdin(),
     }
 }
 
@@ -171,11 +174,12 @@ impl StdWriter {
     }
 }
 
-/// The process's standard output; made by [`stdout`].
-pub struct Stdout(StdWriter);
+/// The process's standard output; made by [`stdout`]. (The second field is
+/// the standard library's handle, whose descriptor `AsFd` lends.)
+pub struct Stdout(StdWriter, io::Stdout);
 
 /// The process's standard error; made by [`stderr`].
-pub struct Stderr(StdWriter);
+pub struct Stderr(StdWriter, io::Stderr);
 
 /// The process's standard output, written on the blocking pool. A write
 /// returns once the bytes are handed to the pool; `flush().await` waits
@@ -185,12 +189,12 @@ pub struct Stderr(StdWriter);
 ///
 /// Writing panics outside a runtime (the pool belongs to the runtime).
 pub fn stdout() -> Stdout {
-    Stdout(StdWriter::new(Target::Out))
+    Stdout(StdWriter::new(Target::Out), io::stdout())
 }
 
 /// The process's standard error, as [`stdout`].
 pub fn stderr() -> Stderr {
-    Stderr(StdWriter::new(Target::Err))
+    Stderr(StdWriter::new(Target::Err), io::stderr())
 }
 
 /// The three `AsyncWrite` methods of a standard stream.
@@ -224,3 +228,25 @@ macro_rules! std_writer {
 
 std_writer!(Stdout);
 std_writer!(Stderr);
+
+/// The descriptors of the three streams (0, 1 and 2), as Tokio's give them,
+/// for `isatty` and terminal modes: lent by the standard library's handle.
+macro_rules! std_fd {
+    ($ty:ident, $($std:tt)+) => {
+        impl std::os::fd::AsRawFd for $ty {
+            fn as_raw_fd(&self) -> std::os::fd::RawFd {
+                self.$($std)+.as_raw_fd()
+            }
+        }
+
+        impl std::os::fd::AsFd for $ty {
+            fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+                self.$($std)+.as_fd()
+            }
+        }
+    };
+}
+
+std_fd!(Stdin, std);
+std_fd!(Stdout, 1);
+std_fd!(Stderr, 1);

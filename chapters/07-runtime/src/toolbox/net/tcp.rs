@@ -287,3 +287,11 @@ impl TcpStream {
 }
 
 stream_traits!(both TcpStream, |stream| stream.io);
+
+/// The stream itself, for code generic over "a stream or one of its
+/// halves" (`S: AsRef<TcpStream>`), as in Tokio.
+impl AsRef<TcpStream> for TcpStream {
+    fn as_ref(&self) -> &Self {
+        self
+    }
+}

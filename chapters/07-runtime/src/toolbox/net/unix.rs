@@ -184,6 +184,14 @@ impl UnixStream {
 
 stream_traits!(both UnixStream, |stream| stream.io);
 
+/// The stream itself, for code generic over "a stream or one of its
+/// halves" (`S: AsRef<UnixStream>`), as in Tokio.
+impl AsRef<UnixStream> for UnixStream {
+    fn as_ref(&self) -> &Self {
+        self
+    }
+}
+
 fd_impls!(UnixListener, UnixStream);
 try_from_std!(
     UnixListener: std::os::unix::net::UnixListener,

@@ -92,13 +92,25 @@ const MAX_CAPACITY: usize = usize::MAX / 2;
 /// If `capacity` is 0 or larger than `usize::MAX / 2`.
 #[track_caller]
 pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
+    let shared = shared(capacity, 1);
+    (
+        Sender {
+            shared: shared.clone(),
+        },
+        Receiver { shared, next: 0 },
+    )
+}
+
+/// The channel's state, with one sender and `receivers` receivers.
+#[track_caller]
+fn shared<T>(capacity: usize, receivers: usize) -> Arc<Shared<T>> {
     assert!(capacity > 0, "broadcast channel capacity cannot be zero");
     assert!(
         capacity <= MAX_CAPACITY,
         "broadcast channel capacity exceeded `usize::MAX / 2`"
     );
     let capacity = capacity.next_power_of_two();
-    let shared = Arc::new(Shared {
+    Arc::new(Shared {
         capacity,
         state: Mutex::new(State {
             slots: VecDeque::with_capacity(capacity.min(1024)),
@@ -106,17 +118,11 @@ pub fn channel<T: Clone>(capacity: usize) -> (Sender<T>, Receiver<T>) {
             tail: 0,
             senders: 1,
             weak_senders: 0,
-            receivers: 1,
+            receivers,
             waiters: WaitQueue::new(),
             closed_waiters: WaitQueue::new(),
         }),
-    });
-    (
-        Sender {
-            shared: shared.clone(),
-        },
-        Receiver { shared, next: 0 },
-    )
+    })
 }
 
 /// `strong_count` and `weak_count`, the same on a sender and on a weak
@@ -228,21 +234,22 @@ impl<T: Clone> State<T> {
     // ANCHOR_END: take
 }
 
-impl<T: Clone> Sender<T> {
+impl<T> Sender<T> {
     /// A sender with no receiver yet: receivers come from
     /// [`subscribe`](Sender::subscribe), and see only values sent after.
+    /// Unlike [`channel`], it asks nothing of `T` (as Tokio's), so a
+    /// generic wrapper can make one.
     ///
     /// # Panics
     ///
     /// As [`channel`]: if `capacity` is zero or too large.
     #[track_caller]
     pub fn new(capacity: usize) -> Sender<T> {
-        let (sender, _) = channel(capacity);
-        sender
+        Sender {
+            shared: shared(capacity, 0),
+        }
     }
-}
 
-impl<T> Sender<T> {
     /// Sends `value` to every receiver alive now; returns how many. Never
     /// waits: if the ring is full, the oldest value is evicted (its late
     /// readers will see `Lagged`). Fails, giving the value back, if no

@@ -136,6 +136,18 @@ thread_local! {
     static DRIVING: RefCell<Option<Driving>> = const { RefCell::new(None) };
 }
 
+/// True if this thread holds the core of a current-thread runtime: it runs
+/// that runtime's `block_on` (`runtime::worker_index` is then `Some(0)`).
+pub(crate) fn drives_a_runtime() -> bool {
+    DRIVING
+        .try_with(|driving| match driving.try_borrow() {
+            Ok(driving) => driving.is_some(),
+            // Borrowed: the core is in use on this thread right now.
+            Err(_) => true,
+        })
+        .unwrap_or(false)
+}
+
 /// Runs `f` on the core this thread holds for `scheduler`, if it holds it
 /// and nothing on this thread borrows it now.
 fn with_core<R>(scheduler: &CurrentThread, f: impl FnOnce(&mut Driving) -> R) -> Option<R> {

@@ -107,6 +107,15 @@ thread_local! {
     static CURRENT: Cell<*const WorkerContext> = const { Cell::new(std::ptr::null()) };
 }
 
+/// The index of the worker this thread is, if it is one
+/// (`runtime::worker_index`).
+pub(crate) fn current_worker_index() -> Option<usize> {
+    let cx = CURRENT.with(Cell::get);
+    // SAFETY: as in `schedule_on_current_worker`: a non-null CURRENT points
+    // at this thread's live WorkerContext.
+    (!cx.is_null()).then(|| unsafe { &*cx }.index)
+}
+
 /// Tries to schedule `task` on the current thread's worker, if this thread
 /// is a worker of `handle`'s runtime and its core is available. Gives the
 /// task back otherwise.

@@ -1,0 +1,206 @@
+//! Tokio 1.54 items that a diff of its public API against rt's found
+//! missing or shaped differently (third audit), each tested as Tokio
+//! documents it:
+//!
+//! * `runtime::worker_index`: `Some(i)` on a worker, `None` on a blocking
+//!   thread and (multi-thread) on the thread in `block_on`, `Some(0)` on the
+//!   thread that drives a current-thread runtime.
+//! * `runtime::is_rt_shutdown_err`: true for the error of an accept on a
+//!   listener whose runtime was dropped (Tokio's own example), false for
+//!   another error of kind `Other`.
+//! * A socket made outside a runtime: Tokio panics; the words of its panic
+//!   are in what a test sees either way.
+//! * `EnterGuard<'a>` borrows the runtime, so it can be named with its
+//!   lifetime in a struct.
+//! * `Stdin`, `Stdout` and `Stderr` lend descriptors 0, 1 and 2
+//!   (`AsRawFd`, `AsFd`); `AsyncFd` lends its inner value's (`AsFd`).
+//! * `Ready` is ordered (`Ord`), so it can key a `BTreeMap`.
+//! * `TcpStream` and `UnixStream` are `AsRef<Self>`.
+//! * `broadcast::Sender::new` asks nothing of `T`.
+//! * `LocalRuntime` is `UnwindSafe` and `RefUnwindSafe`.
+//!
+//! The file compiles against Tokio too (`behaviour_tokio.rs`), where each
+//! test passed first: a failure there is a wrong test, in the rt build a
+//! departure from Tokio.
+
+use crate::behaviour::{expect_panic, limit, tcp_pair};
+use crate::{rt, shim};
+use std::os::fd::{AsFd, AsRawFd};
+
+/// Where `worker_index` is `Some` and where `None`, in this build's flavour.
+#[test]
+fn worker_index_names_the_worker_thread_only() {
+    limit("worker_index", || {
+        let runtime = shim::runtime();
+        let (on_block_on, in_task, on_blocking) = runtime.block_on(async {
+            let in_task = rt::spawn(async { rt::runtime::worker_index() })
+                .await
+                .unwrap();
+            let on_blocking = rt::task::spawn_blocking(rt::runtime::worker_index)
+                .await
+                .unwrap();
+            (rt::runtime::worker_index(), in_task, on_blocking)
+        });
+        assert_eq!(on_blocking, None, "a blocking thread is no worker");
+        if shim::MULTI_THREAD {
+            assert_eq!(on_block_on, None, "the block_on thread is no worker");
+            let index = in_task.expect("a task runs on a worker");
+            assert!(index < runtime.metrics().num_workers(), "{index}");
+        } else {
+            assert_eq!(on_block_on, Some(0));
+            assert_eq!(in_task, Some(0));
+        }
+        assert_eq!(rt::runtime::worker_index(), None, "outside the runtime");
+    });
+}
+
+/// Tokio's own example: a listener whose runtime was dropped fails to
+/// accept with the shutdown error, which `is_rt_shutdown_err` recognises.
+#[test]
+fn the_error_of_a_socket_whose_runtime_was_dropped_is_a_shutdown_error() {
+    limit("is_rt_shutdown_err", || {
+        let first = shim::runtime();
+        let second = shim::runtime();
+        let listener =
+            first.block_on(async { rt::net::TcpListener::bind("127.0.0.1:0").await.unwrap() });
+        drop(first);
+        second.block_on(async {
+            let error = listener.accept().await.unwrap_err();
+            assert!(rt::runtime::is_rt_shutdown_err(&error), "{error:?}");
+        });
+        let other = std::io::Error::other("something else");
+        assert!(!rt::runtime::is_rt_shutdown_err(&other));
+        let kind_only = std::io::Error::from(std::io::ErrorKind::Other);
+        assert!(!rt::runtime::is_rt_shutdown_err(&kind_only));
+    });
+}
+
+/// Outside a runtime, a socket cannot be registered: Tokio panics with its
+/// "no reactor" words, and a test that unwraps finds them either way.
+#[test]
+fn a_socket_made_outside_a_runtime_fails_with_tokios_words() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let caught = expect_panic("TcpListener::from_std outside a runtime", move || {
+        rt::net::TcpListener::from_std(listener).unwrap()
+    });
+    assert!(
+        caught.message.contains("there is no reactor running"),
+        "{}",
+        caught.message
+    );
+}
+
+/// A struct that holds the guard names its lifetime, as with Tokio's.
+#[test]
+fn an_enter_guard_borrows_its_runtime() {
+    struct Entered<'a> {
+        _guard: rt::runtime::EnterGuard<'a>,
+    }
+    limit("EnterGuard<'a>", || {
+        let runtime = shim::runtime();
+        let entered = Entered {
+            _guard: runtime.enter(),
+        };
+        assert!(rt::runtime::Handle::try_current().is_ok());
+        drop(entered);
+        assert!(rt::runtime::Handle::try_current().is_err());
+    });
+}
+
+/// The standard streams lend descriptors 0, 1 and 2, for `isatty` and
+/// terminal modes.
+#[test]
+fn the_standard_streams_lend_their_descriptors() {
+    limit("stdio AsRawFd/AsFd", || {
+        shim::runtime().block_on(async {
+            let stdin = rt::io::stdin();
+            let stdout = rt::io::stdout();
+            let stderr = rt::io::stderr();
+            assert_eq!(stdin.as_raw_fd(), 0);
+            assert_eq!(stdout.as_raw_fd(), 1);
+            assert_eq!(stderr.as_raw_fd(), 2);
+            assert_eq!(stdin.as_fd().as_raw_fd(), 0);
+            assert_eq!(stdout.as_fd().as_raw_fd(), 1);
+            assert_eq!(stderr.as_fd().as_raw_fd(), 2);
+        });
+    });
+}
+
+/// `AsyncFd` lends the descriptor it watches (`AsFd`), as Tokio's.
+#[test]
+fn an_async_fd_lends_its_descriptor() {
+    limit("AsyncFd AsFd", || {
+        shim::runtime().block_on(async {
+            let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+            socket.set_nonblocking(true).unwrap();
+            let raw = socket.as_raw_fd();
+            // SAFETY: the AsyncFd owns the socket, which stays open and the
+            // same while it does.
+            let registered = unsafe { rt::io::unix::AsyncFd::register(socket) };
+            let fd = registered.unwrap();
+            assert_eq!(fd.as_fd().as_raw_fd(), raw);
+        });
+    });
+}
+
+/// `Ready` is ordered, so readiness values can key an ordered map; the
+/// empty set comes first.
+#[test]
+fn readiness_values_are_ordered() {
+    use rt::io::Ready;
+    let mut seen = std::collections::BTreeMap::new();
+    for ready in [Ready::WRITABLE, Ready::READABLE, Ready::EMPTY] {
+        seen.insert(ready, ready.is_readable());
+    }
+    assert_eq!(seen.len(), 3);
+    assert_eq!(seen.keys().next(), Some(&Ready::EMPTY));
+    assert!(Ready::READABLE < Ready::READABLE | Ready::WRITABLE);
+}
+
+/// A stream is `AsRef` of itself, so code generic over a stream or one of
+/// its halves takes the stream too.
+#[test]
+fn a_stream_is_as_ref_of_itself() {
+    fn local_port(stream: impl AsRef<rt::net::TcpStream>) -> u16 {
+        stream.as_ref().local_addr().unwrap().port()
+    }
+    fn unix_is_connected(stream: impl AsRef<rt::net::UnixStream>) -> bool {
+        stream.as_ref().peer_addr().is_ok()
+    }
+    limit("AsRef<Self>", || {
+        shim::runtime().block_on(async {
+            let (mut client, _server) = tcp_pair().await;
+            let port = client.local_addr().unwrap().port();
+            assert_eq!(local_port(&client), port);
+            let (read, _write) = client.split();
+            assert_eq!(local_port(&read), port);
+            let (one, _two) = rt::net::UnixStream::pair().unwrap();
+            assert!(unix_is_connected(&one));
+            assert!(unix_is_connected(one));
+        });
+    });
+}
+
+/// `broadcast::Sender::new` asks nothing of `T`: a generic wrapper can
+/// make one, for a type that is not `Clone` too.
+#[test]
+fn a_broadcast_sender_is_made_for_any_type() {
+    struct Bus<T>(rt::sync::broadcast::Sender<T>);
+    impl<T> Bus<T> {
+        fn new() -> Bus<T> {
+            Bus(rt::sync::broadcast::Sender::new(16))
+        }
+    }
+    struct NotClone;
+    let bus: Bus<NotClone> = Bus::new();
+    assert_eq!(bus.0.receiver_count(), 0);
+    assert!(bus.0.send(NotClone).is_err(), "no receiver to send to");
+}
+
+/// A local runtime can be used inside `catch_unwind`.
+#[test]
+fn a_local_runtime_is_unwind_safe() {
+    fn unwind_safe<T: std::panic::UnwindSafe + std::panic::RefUnwindSafe>() {}
+    unwind_safe::<rt::runtime::LocalRuntime>();
+}
