@@ -230,7 +230,7 @@ async fn split_halves_work_from_two_tasks_and_unsplit() {
 }
 
 #[test]
-#[should_panic(expected = "another split")]
+#[should_panic(expected = "Unrelated `split::Write` passed to `split::Read::unsplit`.")]
 fn unsplit_of_halves_from_two_splits_panics() {
     let (one, _) = duplex(8);
     let (two, _) = duplex(8);
