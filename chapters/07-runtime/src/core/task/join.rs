@@ -27,20 +27,25 @@ use std::task::{Context, Poll};
 /// [`JoinError`]).
 pub struct JoinHandle<T> {
     target: JoinTarget<T>,
-    /// The output has been returned (for `FusedFuture::is_terminated`).
-    terminated: bool,
     _output: PhantomData<T>,
 }
 
 /// What the handle waits on.
 enum JoinTarget<T> {
-    /// A task of the runtime: one reference to its cell.
-    Task(RawTask),
+    /// A task of the runtime: one reference to its cell, and whether the
+    /// output has been returned (for `FusedFuture::is_terminated`).
+    Task { raw: RawTask, terminated: bool },
     /// A task of a [`LocalSet`](super::LocalSet), which is not a `RawTask`
-    /// (see `local.rs`): its output channel and abort handle, boxed so that
-    /// a handle of either kind is three words (the pointer, the tag and the
-    /// `terminated` flag).
-    Local(Box<LocalJoinHandle<T>>),
+    /// (see `local.rs`): its output channel and abort handle, boxed, so
+    /// that a handle of either kind is two words, the tag kept in the
+    /// spare values of `terminated`.
+    Local(Box<LocalJoin<T>>),
+}
+
+/// A local task's handle and whether it has returned the output.
+struct LocalJoin<T> {
+    handle: LocalJoinHandle<T>,
+    terminated: bool,
 }
 
 // SAFETY: the handle only moves the output from the task to its owner, so it
@@ -63,18 +68,23 @@ impl<T> std::panic::RefUnwindSafe for JoinHandle<T> {}
 impl<T> JoinHandle<T> {
     /// Wraps the JoinHandle's reference.
     pub(crate) fn new(raw: RawTask) -> JoinHandle<T> {
-        JoinHandle::with_target(JoinTarget::Task(raw))
+        JoinHandle::with_target(JoinTarget::Task {
+            raw,
+            terminated: false,
+        })
     }
 
     /// The handle of a task spawned on a `LocalSet`.
     pub(crate) fn local(handle: LocalJoinHandle<T>) -> JoinHandle<T> {
-        JoinHandle::with_target(JoinTarget::Local(Box::new(handle)))
+        JoinHandle::with_target(JoinTarget::Local(Box::new(LocalJoin {
+            handle,
+            terminated: false,
+        })))
     }
 
     fn with_target(target: JoinTarget<T>) -> JoinHandle<T> {
         JoinHandle {
             target,
-            terminated: false,
             _output: PhantomData,
         }
     }
@@ -85,24 +95,24 @@ impl<T> JoinHandle<T> {
     /// already finished keeps its output.
     pub fn abort(&self) {
         match &self.target {
-            JoinTarget::Task(raw) => raw.remote_abort(),
-            JoinTarget::Local(local) => local.abort(),
+            JoinTarget::Task { raw, .. } => raw.remote_abort(),
+            JoinTarget::Local(local) => local.handle.abort(),
         }
     }
 
     /// True once the task has finished, normally, by panic or by abort.
     pub fn is_finished(&self) -> bool {
         match &self.target {
-            JoinTarget::Task(raw) => raw.header().state.load().is_complete(),
-            JoinTarget::Local(local) => local.is_finished(),
+            JoinTarget::Task { raw, .. } => raw.header().state.load().is_complete(),
+            JoinTarget::Local(local) => local.handle.is_finished(),
         }
     }
 
     /// The task's id, unique among the live tasks of every runtime.
     pub fn id(&self) -> super::Id {
         match &self.target {
-            JoinTarget::Task(raw) => super::Id(raw.header().id),
-            JoinTarget::Local(local) => local.id(),
+            JoinTarget::Task { raw, .. } => super::Id(raw.header().id),
+            JoinTarget::Local(local) => local.handle.id(),
         }
     }
 
@@ -110,8 +120,8 @@ impl<T> JoinHandle<T> {
     /// it without awaiting it.
     pub fn abort_handle(&self) -> super::AbortHandle {
         match &self.target {
-            JoinTarget::Task(raw) => super::AbortHandle::new(*raw),
-            JoinTarget::Local(local) => local.abort_handle(),
+            JoinTarget::Task { raw, .. } => super::AbortHandle::new(*raw),
+            JoinTarget::Local(local) => local.handle.abort_handle(),
         }
     }
 }
@@ -121,8 +131,8 @@ impl<T> Future for JoinHandle<T> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let budget = std::task::ready!(super::coop::poll_proceed(cx));
-        let output = match &mut self.target {
-            JoinTarget::Task(raw) => {
+        let (output, terminated) = match &mut self.target {
+            JoinTarget::Task { raw, terminated } => {
                 let mut output: Poll<Result<T, JoinError>> = Poll::Pending;
                 // SAFETY: `output` has the type the task's vtable writes
                 // (this handle was made for a task whose output is T), and
@@ -135,13 +145,17 @@ impl<T> Future for JoinHandle<T> {
                 }
                 // The harness stored the error without knowing whose it was.
                 let id = super::Id(raw.header().id);
-                output.map(|result| result.map_err(|error| error.with_id(id)))
+                let output = output.map(|result| result.map_err(|error| error.with_id(id)));
+                (output, terminated)
             }
-            JoinTarget::Local(local) => Pin::new(&mut **local).poll(cx),
+            JoinTarget::Local(local) => {
+                let output = Pin::new(&mut local.handle).poll(cx);
+                (output, &mut local.terminated)
+            }
         };
         if output.is_ready() {
             budget.made_progress();
-            self.as_mut().get_mut().terminated = true;
+            *terminated = true;
         }
         output
     }
@@ -151,14 +165,17 @@ impl<T> Future for JoinHandle<T> {
 /// again; `futures::select!` asks this before polling.
 impl<T> futures::future::FusedFuture for JoinHandle<T> {
     fn is_terminated(&self) -> bool {
-        self.terminated
+        match &self.target {
+            JoinTarget::Task { terminated, .. } => *terminated,
+            JoinTarget::Local(local) => local.terminated,
+        }
     }
 }
 
 impl<T> Drop for JoinHandle<T> {
     fn drop(&mut self) {
         // A local task's parts detach themselves when dropped.
-        if let JoinTarget::Task(raw) = &self.target {
+        if let JoinTarget::Task { raw, .. } = &self.target {
             raw.drop_join_handle();
         }
     }
@@ -169,7 +186,7 @@ impl<T> fmt::Debug for JoinHandle<T> {
         let mut out = f.debug_struct("JoinHandle");
         out.field("id", &self.id());
         match &self.target {
-            JoinTarget::Task(raw) => out.field("state", &raw.header().state),
+            JoinTarget::Task { raw, .. } => out.field("state", &raw.header().state),
             JoinTarget::Local(_) => out.field("finished", &self.is_finished()),
         };
         out.finish()
