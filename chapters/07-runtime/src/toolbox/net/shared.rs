@@ -24,7 +24,8 @@
 //! * `listener_methods!`: `accept` and `poll_accept`, `local_addr`,
 //!   `into_std`;
 //! * `fd_impls!`: `AsRawFd` and `AsFd`;
-//! * `try_from_std!`: `TryFrom` the `std` socket, which is `from_std`.
+//! * `try_from_std!`: `TryFrom` the `std` socket, which is `from_std`;
+//! * `deprecated_tos!`: Tokio's deprecated `tos`/`set_tos`.
 //!
 //! Every macro expects the type to keep its socket in a field `io`, a
 //! `RegisteredSource` (the halves name the path to it instead).
@@ -49,6 +50,33 @@ macro_rules! fd_impls {
     )*};
 }
 pub(crate) use fd_impls;
+
+/// Tokio's deprecated `tos`/`set_tos`, the old names of `tos_v4` and
+/// `set_tos_v4` (the option is IPv4's only), for the types that have those.
+macro_rules! deprecated_tos {
+    () => {
+        /// The old name of [`tos_v4`](Self::tos_v4), deprecated as in Tokio
+        /// 1.54.
+        #[deprecated(
+            note = "`tos` related methods have been renamed `tos_v4` since they are IPv4-specific."
+        )]
+        #[doc(hidden)]
+        pub fn tos(&self) -> ::std::io::Result<u32> {
+            self.tos_v4()
+        }
+
+        /// The old name of [`set_tos_v4`](Self::set_tos_v4), deprecated as
+        /// in Tokio 1.54.
+        #[deprecated(
+            note = "`tos` related methods have been renamed `tos_v4` since they are IPv4-specific."
+        )]
+        #[doc(hidden)]
+        pub fn set_tos(&self, tos: u32) -> ::std::io::Result<()> {
+            self.set_tos_v4(tos)
+        }
+    };
+}
+pub(crate) use deprecated_tos;
 
 /// `TryFrom` a `std` socket, for types with a `from_std`, as Tokio has it:
 /// `try_from_std!(UdpSocket: std::net::UdpSocket)`. It is `from_std` under

@@ -30,7 +30,8 @@
 
 use super::addr::{self, ToSocketAddrs, first_that_works};
 use super::shared::{
-    addressed_datagram_methods, datagram_methods, fd_impls, readiness_methods, try_from_std,
+    addressed_datagram_methods, datagram_methods, deprecated_tos, fd_impls, readiness_methods,
+    try_from_std,
 };
 use crate::io_driver::registered_source::RegisteredSource;
 use crate::io_driver::scheduled_io::Direction;
@@ -249,25 +250,7 @@ impl UdpSocket {
         socket2::SockRef::from(self).set_tos_v4(tos)
     }
 
-    /// The old name of [`tos_v4`](Self::tos_v4), deprecated as in Tokio
-    /// 1.54 (the option is IPv4's only).
-    #[deprecated(
-        note = "`tos` related methods have been renamed `tos_v4` since they are IPv4-specific."
-    )]
-    #[doc(hidden)]
-    pub fn tos(&self) -> io::Result<u32> {
-        self.tos_v4()
-    }
-
-    /// The old name of [`set_tos_v4`](Self::set_tos_v4), deprecated as in
-    /// Tokio 1.54.
-    #[deprecated(
-        note = "`tos` related methods have been renamed `tos_v4` since they are IPv4-specific."
-    )]
-    #[doc(hidden)]
-    pub fn set_tos(&self, tos: u32) -> io::Result<()> {
-        self.set_tos_v4(tos)
-    }
+    deprecated_tos!();
 
     /// `IPV6_TCLASS`: the traffic class of outgoing IPv6 datagrams, IPv6's
     /// counterpart of [`tos_v4`](Self::tos_v4). An error on an IPv4 socket.

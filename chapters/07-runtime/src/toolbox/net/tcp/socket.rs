@@ -15,6 +15,7 @@
 //! Book: Chapter 8, "Sockets".
 
 use super::{TcpListener, TcpStream};
+use crate::net::shared::deprecated_tos;
 use socket2::{Domain, Protocol, SockAddr, Socket, Type};
 use std::fmt;
 use std::io;
@@ -147,25 +148,7 @@ impl TcpSocket {
         self.inner.set_tos_v4(tos)
     }
 
-    /// The old name of [`tos_v4`](Self::tos_v4), deprecated as in Tokio
-    /// 1.54 (the option is IPv4's only).
-    #[deprecated(
-        note = "`tos` related methods have been renamed `tos_v4` since they are IPv4-specific."
-    )]
-    #[doc(hidden)]
-    pub fn tos(&self) -> io::Result<u32> {
-        self.tos_v4()
-    }
-
-    /// The old name of [`set_tos_v4`](Self::set_tos_v4), deprecated as in
-    /// Tokio 1.54.
-    #[deprecated(
-        note = "`tos` related methods have been renamed `tos_v4` since they are IPv4-specific."
-    )]
-    #[doc(hidden)]
-    pub fn set_tos(&self, tos: u32) -> io::Result<()> {
-        self.set_tos_v4(tos)
-    }
+    deprecated_tos!();
 
     /// `IPV6_TCLASS`: the traffic class of the IPv6 packets the connection
     /// will send, IPv6's counterpart of [`tos_v4`](Self::tos_v4). An error
