@@ -662,9 +662,9 @@ fn async_fd_wakes_for_priority_data() {
             // same while it does.
             let fd = unsafe { rt::io::unix::AsyncFd::register_with_interest(receiver, interest) }
                 .unwrap();
+            let (urgent, fd_out) = (b"!".as_ptr().cast(), sender.as_raw_fd());
             // SAFETY: an open descriptor and one byte to send.
-            let sent =
-                unsafe { libc::send(sender.as_raw_fd(), b"!".as_ptr().cast(), 1, libc::MSG_OOB) };
+            let sent = unsafe { libc::send(fd_out, urgent, 1, libc::MSG_OOB) };
             assert_eq!(sent, 1, "{}", io::Error::last_os_error());
             let guard = fd.ready(interest).await.unwrap();
             assert!(guard.ready().is_priority(), "{:?}", guard.ready());

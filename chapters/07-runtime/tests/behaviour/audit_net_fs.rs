@@ -22,6 +22,27 @@ use std::time::Duration;
 
 const PATIENCE: Duration = Duration::from_secs(5);
 
+/// Waits for `stream` to be readable and `try_read`s into `buf`, again
+/// after each `WouldBlock` (a readiness may be spurious), within
+/// [`PATIENCE`]; the count read, 0 at end of stream. A macro, for TCP and
+/// Unix streams alike.
+macro_rules! try_read_when_readable {
+    ($stream:expr, $buf:expr) => {
+        rt::time::timeout(PATIENCE, async {
+            loop {
+                $stream.readable().await.unwrap();
+                match $stream.try_read(&mut $buf) {
+                    Ok(n) => return n,
+                    Err(e) if e.kind() == ErrorKind::WouldBlock => continue,
+                    Err(e) => panic!("{e}"),
+                }
+            }
+        })
+        .await
+        .unwrap()
+    };
+}
+
 /// Reads until end of stream, within [`PATIENCE`].
 async fn read_all<R: rt::io::AsyncRead + Unpin>(reader: &mut R) -> Vec<u8> {
     let mut all = Vec::new();
@@ -128,32 +149,10 @@ fn tcp_try_read_would_block_then_reads_then_sees_eof() {
             );
             client.writable().await.unwrap();
             assert_eq!(client.try_write(b"abc").unwrap(), 3);
-            let got = rt::time::timeout(PATIENCE, async {
-                loop {
-                    server.readable().await.unwrap();
-                    match server.try_read(&mut buf) {
-                        Ok(n) => return n,
-                        Err(e) if e.kind() == ErrorKind::WouldBlock => continue,
-                        Err(e) => panic!("{e}"),
-                    }
-                }
-            })
-            .await
-            .unwrap();
+            let got = try_read_when_readable!(server, buf);
             assert_eq!(&buf[..got], b"abc");
             drop(client);
-            let eof = rt::time::timeout(PATIENCE, async {
-                loop {
-                    server.readable().await.unwrap();
-                    match server.try_read(&mut buf) {
-                        Ok(n) => return n,
-                        Err(e) if e.kind() == ErrorKind::WouldBlock => continue,
-                        Err(e) => panic!("{e}"),
-                    }
-                }
-            })
-            .await
-            .unwrap();
+            let eof = try_read_when_readable!(server, buf);
             assert_eq!(eof, 0);
         });
     });
@@ -1664,18 +1663,7 @@ fn unix_stream_try_read_and_try_write() {
             );
             a.writable().await.unwrap();
             assert_eq!(a.try_write(b"unix").unwrap(), 4);
-            let n = rt::time::timeout(PATIENCE, async {
-                loop {
-                    b.readable().await.unwrap();
-                    match b.try_read(&mut buf) {
-                        Ok(n) => return n,
-                        Err(e) if e.kind() == ErrorKind::WouldBlock => continue,
-                        Err(e) => panic!("{e}"),
-                    }
-                }
-            })
-            .await
-            .unwrap();
+            let n = try_read_when_readable!(b, buf);
             assert_eq!(&buf[..n], b"unix");
             drop(a);
             let ready = rt::time::timeout(PATIENCE, b.ready(Interest::READABLE))

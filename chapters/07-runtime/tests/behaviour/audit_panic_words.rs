@@ -12,9 +12,7 @@
 
 use crate::behaviour::{expect_panic, limit};
 use crate::{rt, shim};
-use std::future::Future;
-use std::pin::Pin;
-use std::task::Context;
+use futures::FutureExt;
 use std::time::Duration;
 
 /// Asserts that `message` contains Tokio's `words`.
@@ -71,17 +69,11 @@ fn copy_bidirectional_with_a_zero_buffer_panics_with_tokios_words() {
             let (mut a, _a_peer) = rt::io::duplex(64);
             let (mut b, _b_peer) = rt::io::duplex(64);
             let caught = expect_panic("a_to_b 0", || {
-                let mut copy =
-                    Box::pin(rt::io::copy_bidirectional_with_sizes(&mut a, &mut b, 0, 8));
-                let waker = futures::task::noop_waker();
-                let _ = copy.as_mut().poll(&mut Context::from_waker(&waker));
+                let _ = rt::io::copy_bidirectional_with_sizes(&mut a, &mut b, 0, 8).now_or_never();
             });
             says(&caught.message, "`a_to_b_buf_size` must be greater than 0");
             let caught = expect_panic("b_to_a 0", || {
-                let mut copy =
-                    Box::pin(rt::io::copy_bidirectional_with_sizes(&mut a, &mut b, 8, 0));
-                let waker = futures::task::noop_waker();
-                let _ = copy.as_mut().poll(&mut Context::from_waker(&waker));
+                let _ = rt::io::copy_bidirectional_with_sizes(&mut a, &mut b, 8, 0).now_or_never();
             });
             says(&caught.message, "`b_to_a_buf_size` must be greater than 0");
         });
@@ -120,8 +112,7 @@ fn a_join_handle_polled_after_its_output_panics_with_tokios_words() {
             let mut handle = rt::spawn(async { 7 });
             assert_eq!((&mut handle).await.unwrap(), 7);
             let caught = expect_panic("poll after Ready", || {
-                let waker = futures::task::noop_waker();
-                let _ = Pin::new(&mut handle).poll(&mut Context::from_waker(&waker));
+                let _ = (&mut handle).now_or_never();
             });
             says(&caught.message, "JoinHandle polled after completion");
         });

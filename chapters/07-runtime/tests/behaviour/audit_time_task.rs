@@ -563,6 +563,35 @@ fn resume_goes_on_from_the_advanced_time() {
     });
 }
 
+/// A sleep of `length` behind a lock, and a task that waits on it and
+/// returns the (paused) instant it woke. Returns once that task has polled
+/// the sleep, so that a reset finds a waiter.
+async fn waited_on_sleep(
+    length: Duration,
+) -> (
+    Arc<Mutex<std::pin::Pin<Box<rt::time::Sleep>>>>,
+    rt::task::JoinHandle<Instant>,
+) {
+    let sleep = Arc::new(Mutex::new(Box::pin(rt::time::sleep(length))));
+    let polled = Arc::new(AtomicBool::new(false));
+    let waiter = rt::spawn({
+        let sleep = sleep.clone();
+        let polled = polled.clone();
+        async move {
+            std::future::poll_fn(|cx| {
+                polled.store(true, Ordering::SeqCst);
+                sleep.lock().unwrap().as_mut().poll(cx)
+            })
+            .await;
+            Instant::now()
+        }
+    });
+    while !polled.load(Ordering::SeqCst) {
+        rt::task::yield_now().await;
+    }
+    (sleep, waiter)
+}
+
 /// `Sleep::reset` moves the deadline of a sleep another task is already
 /// waiting on: Tokio's timer keeps the waiter, so that task wakes at the
 /// new deadline.
@@ -575,25 +604,7 @@ fn a_reset_wakes_the_task_already_waiting_at_the_new_deadline() {
         let runtime = paused_runtime();
         runtime.block_on(async {
             let start = Instant::now();
-            let sleep = Arc::new(Mutex::new(Box::pin(rt::time::sleep(Duration::from_secs(
-                3600,
-            )))));
-            let polled = Arc::new(AtomicBool::new(false));
-            let waiter = rt::spawn({
-                let sleep = sleep.clone();
-                let polled = polled.clone();
-                async move {
-                    std::future::poll_fn(|cx| {
-                        polled.store(true, Ordering::SeqCst);
-                        sleep.lock().unwrap().as_mut().poll(cx)
-                    })
-                    .await;
-                    Instant::now()
-                }
-            });
-            while !polled.load(Ordering::SeqCst) {
-                rt::task::yield_now().await;
-            }
+            let (sleep, waiter) = waited_on_sleep(Duration::from_secs(3600)).await;
             sleep
                 .lock()
                 .unwrap()
@@ -619,25 +630,7 @@ fn a_reset_to_later_holds_the_waiting_task_until_the_new_deadline() {
         let runtime = paused_runtime();
         runtime.block_on(async {
             let start = Instant::now();
-            let sleep = Arc::new(Mutex::new(Box::pin(rt::time::sleep(Duration::from_secs(
-                1,
-            )))));
-            let polled = Arc::new(AtomicBool::new(false));
-            let waiter = rt::spawn({
-                let sleep = sleep.clone();
-                let polled = polled.clone();
-                async move {
-                    std::future::poll_fn(|cx| {
-                        polled.store(true, Ordering::SeqCst);
-                        sleep.lock().unwrap().as_mut().poll(cx)
-                    })
-                    .await;
-                    Instant::now()
-                }
-            });
-            while !polled.load(Ordering::SeqCst) {
-                rt::task::yield_now().await;
-            }
+            let (sleep, waiter) = waited_on_sleep(Duration::from_secs(1)).await;
             sleep
                 .lock()
                 .unwrap()
@@ -843,25 +836,7 @@ fn a_reset_to_the_past_wakes_the_waiting_task_without_moving_the_clock() {
         runtime.block_on(async {
             rt::time::advance(Duration::from_secs(5)).await;
             let start = Instant::now();
-            let sleep = Arc::new(Mutex::new(Box::pin(rt::time::sleep(Duration::from_secs(
-                3600,
-            )))));
-            let polled = Arc::new(AtomicBool::new(false));
-            let waiter = rt::spawn({
-                let sleep = sleep.clone();
-                let polled = polled.clone();
-                async move {
-                    std::future::poll_fn(|cx| {
-                        polled.store(true, Ordering::SeqCst);
-                        sleep.lock().unwrap().as_mut().poll(cx)
-                    })
-                    .await;
-                    Instant::now()
-                }
-            });
-            while !polled.load(Ordering::SeqCst) {
-                rt::task::yield_now().await;
-            }
+            let (sleep, waiter) = waited_on_sleep(Duration::from_secs(3600)).await;
             sleep
                 .lock()
                 .unwrap()

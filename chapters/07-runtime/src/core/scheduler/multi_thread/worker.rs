@@ -111,9 +111,12 @@ thread_local! {
 /// (`runtime::worker_index`).
 pub(crate) fn current_worker_index() -> Option<usize> {
     let cx = CURRENT.with(Cell::get);
+    if cx.is_null() {
+        return None;
+    }
     // SAFETY: as in `schedule_on_current_worker`: a non-null CURRENT points
     // at this thread's live WorkerContext.
-    (!cx.is_null()).then(|| unsafe { &*cx }.index)
+    Some(unsafe { &*cx }.index)
 }
 
 /// Tries to schedule `task` on the current thread's worker, if this thread
