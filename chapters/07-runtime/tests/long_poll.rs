@@ -317,6 +317,21 @@ fn last_allowed_cpu() -> usize {
         .expect("this process may run on some CPU")
 }
 
+/// The calling thread's nice value (the spinner's: threads inherit it).
+fn current_nice() -> i32 {
+    // SAFETY: errno is this thread's; getpriority may return -1 as a
+    // value, so errno is cleared first and read after.
+    unsafe { *libc::__errno_location() = 0 };
+    // SAFETY: PRIO_PROCESS and 0 name the calling thread on Linux.
+    let nice = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+    let errno = std::io::Error::last_os_error();
+    assert!(
+        nice != -1 || errno.raw_os_error() == Some(0),
+        "getpriority: {errno}"
+    );
+    nice
+}
+
 /// Makes the calling thread run only on `cpu`.
 fn pin_to(cpu: usize) {
     // SAFETY: an all-zero cpu_set_t is a valid empty set.
@@ -335,8 +350,8 @@ fn pin_to(cpu: usize) {
 }
 
 /// A poll that does 3 ms of work on a CPU shared with a spinning thread
-/// of higher priority (the worker at nice 10, the spinner at 0: about one
-/// tenth of the CPU for the worker) takes tens of milliseconds by the
+/// of higher priority (the worker ten nice levels below the spinner: about
+/// one tenth of the CPU for the worker) takes tens of milliseconds by the
 /// wall clock, most of them waiting for the CPU: preempted, which the
 /// report says, and which is not blamed on the task (not blocked, not busy,
 /// not counted).
@@ -351,9 +366,13 @@ fn a_preempted_poll_is_reported_as_preempted_and_not_counted() {
         // a lower priority. (Moving waits for the kernel's migration, a
         // voluntary switch; it happens here, not in the poll measured.)
         pin_to(cpu);
+        // Ten nice levels below the spinner, wherever the test started
+        // (under `nice -n 10`, an absolute 10 would equal the spinner's,
+        // halving the CPU instead of taking nine tenths).
+        let spinner_nice = current_nice();
         // SAFETY: setpriority with PRIO_PROCESS and 0 sets the calling
         // thread's nice value on Linux; raising it needs no privilege.
-        let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, 10) };
+        let rc = unsafe { libc::setpriority(libc::PRIO_PROCESS, 0, (spinner_nice + 10).min(19)) };
         assert_eq!(rc, 0, "setpriority: {}", std::io::Error::last_os_error());
         rt::task::yield_now().await;
         // Second poll, on the same (only) worker: 3 ms of work.
