@@ -1599,6 +1599,48 @@ fn block_in_place_runs_in_block_on_or_panics_on_a_current_thread_runtime() {
     });
 }
 
+/// `block_in_place` inside a `LocalSet` panics on either flavour, as Tokio's
+/// `LocalSet::block_on` documents ("this will panic"): in a local task
+/// (the panic becomes the task's `JoinError`) and in the `run_until`
+/// future itself. The same call outside the set, in the same `block_on`
+/// of a multi-thread runtime, still runs its closure.
+#[test]
+fn block_in_place_panics_inside_a_local_set() {
+    limit("block_in_place in a LocalSet", || {
+        let runtime = shim::runtime();
+        let local = rt::task::LocalSet::new();
+        let error = local.block_on(&runtime, async {
+            rt::task::spawn_local(async { rt::task::block_in_place(|| ()) })
+                .await
+                .unwrap_err()
+        });
+        assert!(error.is_panic(), "{error:?}");
+        let message = crate::behaviour::panic_message(&*error.into_panic());
+        assert!(
+            message.contains("can call blocking only when running on the multi-threaded runtime"),
+            "{message}"
+        );
+        let caught = expect_panic("block_in_place in run_until", || {
+            local.block_on(&runtime, async { rt::task::block_in_place(|| ()) })
+        });
+        assert!(
+            caught
+                .message
+                .contains("can call blocking only when running on the multi-threaded runtime"),
+            "{}",
+            caught.message
+        );
+        if shim::MULTI_THREAD {
+            let ran = runtime.block_on(async {
+                let ran = rt::task::block_in_place(|| true);
+                local.run_until(async {}).await;
+                ran && rt::task::block_in_place(|| true)
+            });
+            assert!(ran);
+        }
+    });
+}
+
 // ---------------------------------------------------------------------
 // runtime.
 

@@ -19,6 +19,9 @@ use std::cell::{Cell, RefCell};
 thread_local! {
     static CURRENT: RefCell<Option<Scheduler>> = const { RefCell::new(None) };
     static BLOCKING: Cell<bool> = const { Cell::new(false) };
+    /// True while a `LocalSet` polls its tasks (or `run_until` its future)
+    /// on this thread: `block_in_place` there would stall every local task.
+    static IN_LOCAL_SET: Cell<bool> = const { Cell::new(false) };
     /// How many `set_current` guards are alive on this thread, so that one
     /// dropped out of order is caught instead of leaving a stale runtime.
     static DEPTH: Cell<usize> = const { Cell::new(0) };
@@ -98,6 +101,31 @@ impl Drop for AllowBlocking {
     fn drop(&mut self) {
         let _ = BLOCKING.try_with(|blocking| blocking.set(self.0));
     }
+}
+
+/// Refuses `block_in_place` on this thread until the guard drops: a
+/// `LocalSet`'s tasks cannot move to another thread, so blocking one blocks
+/// them all (Tokio refuses it there too, with the current-thread words).
+pub(crate) fn enter_local_set() -> InLocalSet {
+    InLocalSet(
+        IN_LOCAL_SET
+            .try_with(|flag| flag.replace(true))
+            .unwrap_or(false),
+    )
+}
+
+/// Restores the thread's previous "inside a `LocalSet`" state.
+pub(crate) struct InLocalSet(bool);
+
+impl Drop for InLocalSet {
+    fn drop(&mut self) {
+        let _ = IN_LOCAL_SET.try_with(|flag| flag.set(self.0));
+    }
+}
+
+/// True while a `LocalSet` runs on this thread (see [`enter_local_set`]).
+pub(crate) fn in_local_set() -> bool {
+    IN_LOCAL_SET.try_with(Cell::get).unwrap_or(false)
 }
 
 /// False on a thread that runs a runtime's loop (a worker, or inside

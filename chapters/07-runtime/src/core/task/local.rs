@@ -308,6 +308,7 @@ impl<F: Future> Future for RunUntil<'_, F> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let shared = self.set.shared.clone();
         let _enter = Enter::new(&shared);
+        let _no_block_in_place = crate::runtime::context::enter_local_set();
         if let Poll::Ready(output) = self.future.as_mut().poll(cx) {
             return Poll::Ready(output);
         }
@@ -325,6 +326,7 @@ impl Future for LocalSet {
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let shared = self.shared.clone();
         let _enter = Enter::new(&shared);
+        let _no_block_in_place = crate::runtime::context::enter_local_set();
         shared.poll_tasks(cx)
     }
 }

@@ -63,8 +63,10 @@ pub use crate::blocking::spawn_blocking;
 ///
 /// # Panics
 ///
-/// On the current-thread runtime, where no other thread could take over;
-/// and on a worker when the OS cannot start the thread that would take over
+/// On the current-thread runtime, where no other thread could take over,
+/// and while a [`LocalSet`] runs its tasks or its `run_until` future (in
+/// `block_on` of either flavour), whose tasks cannot move to another
+/// thread; and on a worker when the OS cannot start the thread that would take over
 /// (the worker keeps its tasks).
 #[track_caller]
 pub fn block_in_place<F: FnOnce() -> R, R>(f: F) -> R {

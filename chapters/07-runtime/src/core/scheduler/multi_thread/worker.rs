@@ -233,9 +233,11 @@ pub(crate) fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
         // SAFETY: as in `schedule_on_current_worker`.
         let cx = unsafe { &*cx };
         cx.hand_off_core();
-    } else if context::with_current(|scheduler| {
-        matches!(scheduler, Some(Scheduler::CurrentThread(_)))
-    }) && !context::blocking_allowed()
+    } else if !context::blocking_allowed()
+        && (context::in_local_set()
+            || context::with_current(|scheduler| {
+                matches!(scheduler, Some(Scheduler::CurrentThread(_)))
+            }))
     {
         panic!(
             "can call blocking only when running on the multi-threaded runtime: \
