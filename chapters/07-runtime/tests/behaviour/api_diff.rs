@@ -18,6 +18,13 @@
 //! * `TcpStream` and `UnixStream` are `AsRef<Self>`.
 //! * `broadcast::Sender::new` asks nothing of `T`.
 //! * `LocalRuntime` is `UnwindSafe` and `RefUnwindSafe`.
+//! * `time::error::Error`: made by its three constructors, it answers
+//!   each question for its own cause only and prints Tokio's words.
+//! * Error values print (`{:?}`) as Tokio's do: a quoted `"Full(..)"` for
+//!   mpsc's `TrySendError`, the value in broadcast's `SendError(7)`, the
+//!   private unit field in `RecvError(())` and `Elapsed(())`. A test that
+//!   compares a formatted error, or a panic message from `unwrap`, sees
+//!   the same text on either runtime.
 //!
 //! The file compiles against Tokio too (`behaviour_tokio.rs`), where each
 //! test passed first: a failure there is a wrong test, in the rt build a
@@ -203,4 +210,72 @@ fn a_broadcast_sender_is_made_for_any_type() {
 fn a_local_runtime_is_unwind_safe() {
     fn unwind_safe<T: std::panic::UnwindSafe + std::panic::RefUnwindSafe>() {}
     unwind_safe::<rt::runtime::LocalRuntime>();
+}
+
+/// Each cause answers its own question only and says what Tokio says.
+#[test]
+fn a_timer_error_names_its_cause() {
+    use rt::time::error::Error;
+    let causes = [
+        (
+            Error::shutdown(),
+            "the timer is shutdown, must be called from the context of Tokio runtime",
+        ),
+        (
+            Error::at_capacity(),
+            "timer is at capacity and cannot create a new entry",
+        ),
+        (Error::invalid(), "timer duration exceeds maximum duration"),
+    ];
+    for (index, (error, words)) in causes.iter().enumerate() {
+        let answers = [
+            error.is_shutdown(),
+            error.is_at_capacity(),
+            error.is_invalid(),
+        ];
+        let expected: Vec<bool> = (0..3).map(|i| i == index).collect();
+        assert_eq!(answers.to_vec(), expected, "{error:?}");
+        assert_eq!(error.to_string(), *words);
+        let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(*error);
+        assert_eq!(boxed.to_string(), *words);
+    }
+}
+
+/// `{:?}` of the channels' and timers' errors, as Tokio prints them (found
+/// by printing every error type on both runtimes; these differed).
+#[test]
+fn error_values_print_as_tokio_prints_them() {
+    use rt::sync::{broadcast, mpsc, oneshot};
+    let made = [
+        format!("{:?}", mpsc::error::TrySendError::Full(1)),
+        format!("{:?}", mpsc::error::TrySendError::Closed(1)),
+        format!("{:?}", mpsc::error::SendTimeoutError::Timeout(1)),
+        format!("{:?}", mpsc::error::SendTimeoutError::Closed(1)),
+        format!("{:?}", mpsc::error::SendError(1)),
+        format!("{:?}", broadcast::error::SendError(7)),
+    ];
+    let expected = [
+        "\"Full(..)\"",
+        "\"Closed(..)\"",
+        "\"Timeout(..)\"",
+        "\"Closed(..)\"",
+        "SendError { .. }",
+        "SendError(7)",
+    ];
+    assert_eq!(made, expected);
+    limit("RecvError and Elapsed", || {
+        let runtime = shim::runtime();
+        let (recv, elapsed) = runtime.block_on(async {
+            let (sender, receiver) = oneshot::channel::<u8>();
+            drop(sender);
+            let recv = receiver.await.unwrap_err();
+            let never = std::future::pending::<()>();
+            let elapsed = rt::time::timeout(std::time::Duration::from_millis(1), never)
+                .await
+                .unwrap_err();
+            (recv, elapsed)
+        });
+        assert_eq!(format!("{recv:?}"), "RecvError(())");
+        assert_eq!(format!("{elapsed:?}"), "Elapsed(())");
+    });
 }

@@ -69,9 +69,74 @@ pub use sleep::{
     sleep_until, timeout, timeout_at,
 };
 
-/// The errors of this module, at Tokio's path (`time::error::Elapsed`).
+/// The errors of this module, at Tokio's paths (`time::error::Elapsed`,
+/// `time::error::Error`).
 pub mod error {
     pub use super::sleep::Elapsed;
+    use std::fmt;
+
+    /// Why a timer failed: Tokio's timer error, here for code that names or
+    /// builds it. No public function returns it, in Tokio (a `Sleep` whose
+    /// timer fails panics with "timer error: " and this message) or here,
+    /// where a timer outside a runtime panics, a duration too long to add
+    /// to now waits for ever, and the wheel has no capacity limit.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Error(Cause);
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum Cause {
+        Shutdown,
+        AtCapacity,
+        Invalid,
+    }
+
+    impl Error {
+        /// The error of a timer made when its runtime has shut down.
+        pub fn shutdown() -> Error {
+            Error(Cause::Shutdown)
+        }
+
+        /// Whether the timer's runtime had shut down.
+        pub fn is_shutdown(&self) -> bool {
+            self.0 == Cause::Shutdown
+        }
+
+        /// The error of a timer the wheel had no room for.
+        pub fn at_capacity() -> Error {
+            Error(Cause::AtCapacity)
+        }
+
+        /// Whether the wheel had no room for the timer.
+        pub fn is_at_capacity(&self) -> bool {
+            self.0 == Cause::AtCapacity
+        }
+
+        /// The error of a timer whose duration is out of the wheel's range.
+        pub fn invalid() -> Error {
+            Error(Cause::Invalid)
+        }
+
+        /// Whether the timer's duration was out of range.
+        pub fn is_invalid(&self) -> bool {
+            self.0 == Cause::Invalid
+        }
+    }
+
+    /// Tokio's words for each cause, so that a message matched by a test
+    /// reads the same on either runtime.
+    impl fmt::Display for Error {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str(match self.0 {
+                Cause::Shutdown => {
+                    "the timer is shutdown, must be called from the context of Tokio runtime"
+                }
+                Cause::AtCapacity => "timer is at capacity and cannot create a new entry",
+                Cause::Invalid => "timer duration exceeds maximum duration",
+            })
+        }
+    }
+
+    impl std::error::Error for Error {}
 }
 
 use crate::runtime::context;

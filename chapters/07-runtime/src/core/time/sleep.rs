@@ -295,8 +295,16 @@ impl<F: fmt::Debug> fmt::Debug for Timeout<F> {
 }
 
 /// The time limit of a [`timeout`] passed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct Elapsed;
+
+/// `Elapsed(())`, as Tokio's (a struct with one private unit field)
+/// prints.
+impl fmt::Debug for Elapsed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Elapsed(())")
+    }
+}
 
 impl fmt::Display for Elapsed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -40,8 +40,19 @@ use std::task::{Context, Poll};
 /// Error types, under Tokio's path (`broadcast::error::RecvError`).
 pub mod error {
     /// No receiver is alive: the value was not queued; here it is back.
-    #[derive(PartialEq, Eq, Clone, Copy)]
+    /// Unlike the other channels' `SendError`, and as Tokio's, its `Debug`
+    /// shows the value (`SendError(7)`), so it is an `Error` only when the
+    /// value is `Debug`.
+    #[derive(Debug, PartialEq, Eq, Clone, Copy)]
     pub struct SendError<T>(pub T);
+
+    impl<T> std::fmt::Display for SendError<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("channel closed")
+        }
+    }
+
+    impl<T: std::fmt::Debug> std::error::Error for SendError<T> {}
 
     /// Why `recv` returned no value.
     #[derive(Debug, PartialEq, Eq, Clone, Copy)]
@@ -63,8 +74,6 @@ pub mod error {
         /// As [`RecvError::Lagged`].
         Lagged(u64),
     }
-
-    send_error_impls!(SendError);
 
     error_impls! {
         RecvError => [] {

@@ -90,8 +90,8 @@ macro_rules! error_impls {
     };
 }
 
-/// What every channel's `SendError<T>` (a struct holding the value that
-/// was not sent) implements: `Debug` that hides the value
+/// What the mpsc and watch channels' `SendError<T>` (a struct holding the
+/// value that was not sent) implements: `Debug` that hides the value
 /// (`SendError { .. }`), `Display` in Tokio's words, and `Error`. Each
 /// channel declares its own type, as Tokio does, so that a program may
 /// convert each of them into its own error.

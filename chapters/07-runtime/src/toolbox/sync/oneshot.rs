@@ -13,6 +13,7 @@
 //! Book: Chapter 7, "The LIFO slot".
 
 use super::wait_list::store_waker;
+use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -59,8 +60,16 @@ pub mod error {
 }
 
 /// The sender was dropped without sending.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct RecvError;
+
+/// `RecvError(())`, as Tokio's (a struct with one private unit field)
+/// prints.
+impl fmt::Debug for RecvError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("RecvError(())")
+    }
+}
 
 /// `try_recv` found nothing.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -38,11 +38,13 @@ impl<T> SendTimeoutError<T> {
     }
 }
 
+/// The value stays hidden (it need not be `Debug`); the variant's name is
+/// printed as Tokio prints it, a quoted string (`"Timeout(..)"`).
 impl<T> fmt::Debug for SendTimeoutError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            SendTimeoutError::Timeout(_) => f.write_str("Timeout(..)"),
-            SendTimeoutError::Closed(_) => f.write_str("Closed(..)"),
+            SendTimeoutError::Timeout(_) => fmt::Debug::fmt("Timeout(..)", f),
+            SendTimeoutError::Closed(_) => fmt::Debug::fmt("Closed(..)", f),
         }
     }
 }
@@ -73,11 +75,12 @@ impl<T> From<SendError<T>> for TrySendError<T> {
 
 send_error_impls!(SendError);
 
+/// As `SendTimeoutError`'s: `"Full(..)"` or `"Closed(..)"`, quoted.
 impl<T> fmt::Debug for TrySendError<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            TrySendError::Full(_) => f.write_str("Full(..)"),
-            TrySendError::Closed(_) => f.write_str("Closed(..)"),
+            TrySendError::Full(_) => fmt::Debug::fmt("Full(..)", f),
+            TrySendError::Closed(_) => fmt::Debug::fmt("Closed(..)", f),
         }
     }
 }
