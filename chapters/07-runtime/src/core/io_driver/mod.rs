@@ -172,18 +172,18 @@ impl IoDriver {
         // A positive timeout is a timer's deadline: the timer descriptor ends
         // the wait to the microsecond; epoll_wait's own millisecond timeout
         // (one more, as a safety net) would be up to a millisecond late.
-        let armed = matches!(timeout, Some(t) if !t.is_zero());
+        // The descriptor stays armed after the wait: the next timed wait
+        // arms it afresh, and if it expires first, its one event (mio
+        // registers edge-triggered) ends one wait early, which is all a
+        // stale deadline costs.
         let wait = match timeout {
-            Some(t) if armed => {
+            Some(t) if !t.is_zero() => {
                 self.timer.arm(t)?;
                 Some(t + Duration::from_millis(1))
             }
             other => other,
         };
         let result = self.poll.poll(&mut self.events, wait);
-        if armed {
-            self.timer.disarm()?;
-        }
         match result {
             Ok(()) => {}
             Err(error) if error.kind() == io::ErrorKind::Interrupted => return Ok(()),

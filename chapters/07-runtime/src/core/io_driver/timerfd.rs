@@ -9,9 +9,12 @@
 //! registered with the same epoll, it ends the wait on time, and
 //! `epoll_wait` itself can wait without a timeout.
 //!
-//! Three system calls per park with a timer pending (arm; then disarm and
-//! read any expiration left) buy that precision; a park with no timer, and
-//! every zero-timeout maintenance poll, uses none of them.
+//! One system call per park with a timer pending (arm) buys that
+//! precision; a park with no timer, and every zero-timeout maintenance
+//! poll, uses none. Arming again resets the expiration count, so the
+//! descriptor is never read: registered edge-triggered, each expiry is one
+//! event, and a deadline left armed when a wait ends early costs at most
+//! one early end of a later wait.
 //!
 //! Book: Chapter 7, "The timing wheel".
 
@@ -50,28 +53,6 @@ impl TimerFd {
             tv_sec: after.as_secs() as libc::time_t,
             tv_nsec: libc::c_long::from(after.subsec_nanos() as i32),
         })
-    }
-
-    /// Stops the timer and consumes an expiration that was not read.
-    pub(crate) fn disarm(&self) -> io::Result<()> {
-        self.settime(libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        })?;
-        let mut expirations = 0u64;
-        // SAFETY: reads at most 8 bytes into a live u64 of 8 bytes.
-        let n = unsafe {
-            libc::read(
-                self.fd.as_raw_fd(),
-                (&mut expirations as *mut u64).cast(),
-                std::mem::size_of::<u64>(),
-            )
-        };
-        // EAGAIN (nothing to read) is the usual case and fine.
-        if n < 0 && io::Error::last_os_error().kind() != io::ErrorKind::WouldBlock {
-            return Err(io::Error::last_os_error());
-        }
-        Ok(())
     }
 
     fn settime(&self, value: libc::timespec) -> io::Result<()> {
@@ -122,6 +103,41 @@ mod tests {
             .unwrap();
         assert!(start.elapsed() >= Duration::from_micros(1500));
         assert!(events.iter().any(|e| e.token() == mio::Token(1)));
-        timer.disarm().unwrap();
+    }
+
+    /// The driver never reads the descriptor: each arming still gives one
+    /// event when it expires (edge-triggered; arming resets the count),
+    /// and no event comes before the deadline of the latest arming.
+    #[test]
+    fn every_arming_gives_one_event_without_a_read() {
+        let mut poll = mio::Poll::new().unwrap();
+        let timer = TimerFd::new().unwrap();
+        poll.registry()
+            .register(
+                &mut mio::unix::SourceFd(&timer.raw()),
+                mio::Token(1),
+                mio::Interest::READABLE,
+            )
+            .unwrap();
+        let mut events = mio::Events::with_capacity(4);
+        for _ in 0..3 {
+            let start = Instant::now();
+            timer.arm(Duration::from_micros(500)).unwrap();
+            poll.poll(&mut events, Some(Duration::from_secs(30)))
+                .unwrap();
+            assert!(start.elapsed() >= Duration::from_micros(500));
+            assert!(events.iter().any(|e| e.token() == mio::Token(1)));
+        }
+        // Expired and not read: no event is pending any more.
+        poll.poll(&mut events, Some(Duration::ZERO)).unwrap();
+        assert!(events.is_empty());
+        // Armed far away, then re-armed near: the near one ends the wait.
+        timer.arm(Duration::from_secs(3600)).unwrap();
+        let start = Instant::now();
+        timer.arm(Duration::from_micros(500)).unwrap();
+        poll.poll(&mut events, Some(Duration::from_secs(30)))
+            .unwrap();
+        assert!(start.elapsed() >= Duration::from_micros(500));
+        assert!(events.iter().any(|e| e.token() == mio::Token(1)));
     }
 }
