@@ -85,9 +85,9 @@ mod tests {
     use super::*;
     use std::time::Instant;
 
-    #[test]
-    fn it_expires_on_time_in_epoll() {
-        let mut poll = mio::Poll::new().unwrap();
+    /// A timer registered with a new epoll under token 1, as the driver's.
+    fn registered() -> (mio::Poll, TimerFd, mio::Events) {
+        let poll = mio::Poll::new().unwrap();
         let timer = TimerFd::new().unwrap();
         poll.registry()
             .register(
@@ -96,13 +96,28 @@ mod tests {
                 mio::Interest::READABLE,
             )
             .unwrap();
-        let mut events = mio::Events::with_capacity(4);
+        (poll, timer, mio::Events::with_capacity(4))
+    }
+
+    /// Arms `timer` for `after` and waits in `poll`: the wait ends with the
+    /// timer's event, not before `after`.
+    fn arm_and_wait(
+        poll: &mut mio::Poll,
+        timer: &TimerFd,
+        events: &mut mio::Events,
+        after: Duration,
+    ) {
         let start = Instant::now();
-        timer.arm(Duration::from_micros(1500)).unwrap();
-        poll.poll(&mut events, Some(Duration::from_secs(30)))
-            .unwrap();
-        assert!(start.elapsed() >= Duration::from_micros(1500));
+        timer.arm(after).unwrap();
+        poll.poll(events, Some(Duration::from_secs(30))).unwrap();
+        assert!(start.elapsed() >= after);
         assert!(events.iter().any(|e| e.token() == mio::Token(1)));
+    }
+
+    #[test]
+    fn it_expires_on_time_in_epoll() {
+        let (mut poll, timer, mut events) = registered();
+        arm_and_wait(&mut poll, &timer, &mut events, Duration::from_micros(1500));
     }
 
     /// The driver never reads the descriptor: each arming still gives one
@@ -110,34 +125,15 @@ mod tests {
     /// and no event comes before the deadline of the latest arming.
     #[test]
     fn every_arming_gives_one_event_without_a_read() {
-        let mut poll = mio::Poll::new().unwrap();
-        let timer = TimerFd::new().unwrap();
-        poll.registry()
-            .register(
-                &mut mio::unix::SourceFd(&timer.raw()),
-                mio::Token(1),
-                mio::Interest::READABLE,
-            )
-            .unwrap();
-        let mut events = mio::Events::with_capacity(4);
+        let (mut poll, timer, mut events) = registered();
         for _ in 0..3 {
-            let start = Instant::now();
-            timer.arm(Duration::from_micros(500)).unwrap();
-            poll.poll(&mut events, Some(Duration::from_secs(30)))
-                .unwrap();
-            assert!(start.elapsed() >= Duration::from_micros(500));
-            assert!(events.iter().any(|e| e.token() == mio::Token(1)));
+            arm_and_wait(&mut poll, &timer, &mut events, Duration::from_micros(500));
         }
         // Expired and not read: no event is pending any more.
         poll.poll(&mut events, Some(Duration::ZERO)).unwrap();
         assert!(events.is_empty());
         // Armed far away, then re-armed near: the near one ends the wait.
         timer.arm(Duration::from_secs(3600)).unwrap();
-        let start = Instant::now();
-        timer.arm(Duration::from_micros(500)).unwrap();
-        poll.poll(&mut events, Some(Duration::from_secs(30)))
-            .unwrap();
-        assert!(start.elapsed() >= Duration::from_micros(500));
-        assert!(events.iter().any(|e| e.token() == mio::Token(1)));
+        arm_and_wait(&mut poll, &timer, &mut events, Duration::from_micros(500));
     }
 }

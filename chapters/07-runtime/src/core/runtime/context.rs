@@ -86,40 +86,36 @@ impl Drop for SetCurrentGuard {
 /// Lets the thread block (and `block_on`) until the guard drops, inside a
 /// runtime's loop: for `block_in_place`, whose thread runs no tasks while
 /// the closure runs.
-pub(crate) fn allow_blocking() -> AllowBlocking {
-    AllowBlocking(
-        BLOCKING
-            .try_with(|blocking| blocking.replace(false))
-            .unwrap_or(false),
-    )
-}
-
-/// Restores the thread's "blocking not allowed" state.
-pub(crate) struct AllowBlocking(bool);
-
-impl Drop for AllowBlocking {
-    fn drop(&mut self) {
-        let _ = BLOCKING.try_with(|blocking| blocking.set(self.0));
-    }
+pub(crate) fn allow_blocking() -> FlagGuard {
+    FlagGuard::set(&BLOCKING, false)
 }
 
 /// Refuses `block_in_place` on this thread until the guard drops: a
 /// `LocalSet`'s tasks cannot move to another thread, so blocking one blocks
 /// them all (Tokio refuses it there too, with the current-thread words).
-pub(crate) fn enter_local_set() -> InLocalSet {
-    InLocalSet(
-        IN_LOCAL_SET
-            .try_with(|flag| flag.replace(true))
-            .unwrap_or(false),
-    )
+pub(crate) fn enter_local_set() -> FlagGuard {
+    FlagGuard::set(&IN_LOCAL_SET, true)
 }
 
-/// Restores the thread's previous "inside a `LocalSet`" state.
-pub(crate) struct InLocalSet(bool);
+/// Puts a thread-local flag back to what it was before [`FlagGuard::set`]
+/// when dropped (guards nest). On a thread whose thread-locals are being
+/// destroyed, setting does nothing and neither does restoring.
+pub(crate) struct FlagGuard {
+    flag: &'static std::thread::LocalKey<Cell<bool>>,
+    previous: bool,
+}
 
-impl Drop for InLocalSet {
+impl FlagGuard {
+    fn set(flag: &'static std::thread::LocalKey<Cell<bool>>, value: bool) -> FlagGuard {
+        let previous = flag.try_with(|cell| cell.replace(value)).unwrap_or(false);
+        FlagGuard { flag, previous }
+    }
+}
+
+impl Drop for FlagGuard {
     fn drop(&mut self) {
-        let _ = IN_LOCAL_SET.try_with(|flag| flag.set(self.0));
+        let previous = self.previous;
+        let _ = self.flag.try_with(|cell| cell.set(previous));
     }
 }
 
