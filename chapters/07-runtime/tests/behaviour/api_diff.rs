@@ -91,11 +91,7 @@ fn a_socket_made_outside_a_runtime_fails_with_tokios_words() {
     let caught = expect_panic("TcpListener::from_std outside a runtime", move || {
         rt::net::TcpListener::from_std(listener).unwrap()
     });
-    assert!(
-        caught.message.contains("there is no reactor running"),
-        "{}",
-        caught.message
-    );
+    caught.assert_says("there is no reactor running");
 }
 
 /// A struct that holds the guard names its lifetime, as with Tokio's.

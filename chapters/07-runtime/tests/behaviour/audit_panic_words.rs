@@ -10,18 +10,10 @@
 //! must pass first. A failure in the Tokio build is a wrong test; in the rt
 //! build, a message a Tokio program's test would not find.
 
-use crate::behaviour::{expect_panic, limit};
+use crate::behaviour::{expect_panic, limit, says};
 use crate::{rt, shim};
 use futures::FutureExt;
 use std::time::Duration;
-
-/// Asserts that `message` contains Tokio's `words`.
-fn says(message: &str, words: &str) {
-    assert!(
-        message.contains(words),
-        "the panic said {message:?}, without Tokio's words {words:?}"
-    );
-}
 
 /// `interval` and `interval_at` with a zero period.
 #[test]

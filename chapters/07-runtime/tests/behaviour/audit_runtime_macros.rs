@@ -68,11 +68,7 @@ fn builder_worker_threads_zero_panics() {
         let caught = expect_panic("worker_threads(0)", || {
             Builder::new_multi_thread().worker_threads(0);
         });
-        assert!(
-            caught.message.contains("Worker threads cannot be set to 0"),
-            "{}",
-            caught.message
-        );
+        caught.assert_says("Worker threads cannot be set to 0");
     });
 }
 
@@ -83,13 +79,7 @@ fn builder_max_blocking_threads_zero_panics() {
         let caught = expect_panic("max_blocking_threads(0)", || {
             Builder::new_current_thread().max_blocking_threads(0);
         });
-        assert!(
-            caught
-                .message
-                .contains("Max blocking threads cannot be set to 0"),
-            "{}",
-            caught.message
-        );
+        caught.assert_says("Max blocking threads cannot be set to 0");
     });
 }
 
@@ -101,23 +91,11 @@ fn builder_intervals_of_zero_panic_and_others_build() {
         let caught = expect_panic("event_interval(0)", || {
             Builder::new_multi_thread().event_interval(0);
         });
-        assert!(
-            caught
-                .message
-                .contains("event_interval must be greater than 0"),
-            "{}",
-            caught.message
-        );
+        caught.assert_says("event_interval must be greater than 0");
         let caught = expect_panic("global_queue_interval(0)", || {
             Builder::new_multi_thread().global_queue_interval(0);
         });
-        assert!(
-            caught
-                .message
-                .contains("global_queue_interval must be greater than 0"),
-            "{}",
-            caught.message
-        );
+        caught.assert_says("global_queue_interval must be greater than 0");
         let runtime = shim::builder()
             .event_interval(1)
             .global_queue_interval(1)
@@ -150,11 +128,7 @@ fn builder_start_paused_on_multi_thread_panics_at_build() {
                 .start_paused(true)
                 .build()
         });
-        assert!(
-            caught.message.contains("requires the `current_thread`"),
-            "{}",
-            caught.message
-        );
+        caught.assert_says("requires the `current_thread`");
     });
 }
 
@@ -331,7 +305,7 @@ fn handle_current_outside_a_runtime_says_no_reactor_is_running() {
         assert_eq!(error.to_string(), NO_REACTOR);
         assert!(error.is_missing_context());
         let caught = expect_panic("Handle::current", || Handle::current());
-        assert!(caught.message.contains(NO_REACTOR), "{}", caught.message);
+        caught.assert_says(NO_REACTOR);
     });
 }
 
@@ -341,9 +315,9 @@ fn handle_current_outside_a_runtime_says_no_reactor_is_running() {
 fn spawn_outside_a_runtime_says_no_reactor_is_running() {
     limit("spawn outside", || {
         let caught = expect_panic("spawn", || rt::spawn(async {}));
-        assert!(caught.message.contains(NO_REACTOR), "{}", caught.message);
+        caught.assert_says(NO_REACTOR);
         let caught = expect_panic("spawn_blocking", || rt::task::spawn_blocking(|| ()));
-        assert!(caught.message.contains(NO_REACTOR), "{}", caught.message);
+        caught.assert_says(NO_REACTOR);
     });
 }
 
@@ -409,11 +383,7 @@ fn enter_guards_dropped_out_of_order_panic() {
         let second = b.enter();
         assert_eq!(Handle::current().id(), b.handle().id());
         let caught = expect_panic("out of order", move || drop(first));
-        assert!(
-            caught.message.contains("values dropped out of order"),
-            "{}",
-            caught.message
-        );
+        caught.assert_says("values dropped out of order");
         drop(second);
     });
 }
@@ -611,13 +581,7 @@ fn select_else_and_preconditions() {
                 }
             })
         });
-        assert!(
-            caught
-                .message
-                .contains("all branches are disabled and there is no else branch"),
-            "{}",
-            caught.message
-        );
+        caught.assert_says("all branches are disabled and there is no else branch");
     });
 }
 
@@ -867,13 +831,7 @@ fn task_local_scopes_nest_and_restore() {
                 .await;
         });
         let caught = expect_panic("get outside", || AUDIT_NUMBER.get());
-        assert!(
-            caught
-                .message
-                .contains("cannot access a task-local storage value without setting it first"),
-            "{}",
-            caught.message
-        );
+        caught.assert_says("cannot access a task-local storage value without setting it first");
     });
 }
 
@@ -957,11 +915,7 @@ fn builder_name_must_not_be_empty() {
         let caught = expect_panic("empty name", || {
             Builder::new_current_thread().name("  ");
         });
-        assert!(
-            caught.message.contains("runtime name shouldn't be empty"),
-            "{}",
-            caught.message
-        );
+        caught.assert_says("runtime name shouldn't be empty");
         let runtime = shim::builder().name("audited").build().unwrap();
         assert_eq!(runtime.handle().name(), Some("audited"));
         let inside = runtime.block_on(async { Handle::current().name().map(str::to_owned) });

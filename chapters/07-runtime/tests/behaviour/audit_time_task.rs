@@ -341,21 +341,9 @@ fn reading_an_unset_task_local_panics_with_tokios_words() {
     limit("task_local with unset", || {
         assert!(REQUEST.try_with(|v| *v).is_err());
         let caught = expect_panic("REQUEST.with outside a scope", || REQUEST.with(|v| *v));
-        assert!(
-            caught
-                .message
-                .contains("cannot access a task-local storage value without setting it first"),
-            "{}",
-            caught.message
-        );
+        caught.assert_says("cannot access a task-local storage value without setting it first");
         let caught = expect_panic("NAME.get outside a scope", || NAME.get());
-        assert!(
-            caught
-                .message
-                .contains("cannot access a task-local storage value without setting it first"),
-            "{}",
-            caught.message
-        );
+        caught.assert_says("cannot access a task-local storage value without setting it first");
     });
 }
 
@@ -492,28 +480,16 @@ fn pause_resume_and_advance_panic_when_the_clock_is_in_the_wrong_state() {
         let runtime = shim::runtime();
         runtime.block_on(async {
             let caught = expect_panic("resume while running", rt::time::resume);
-            assert!(
-                caught.message.contains("time is not frozen"),
-                "{}",
-                caught.message
-            );
+            caught.assert_says("time is not frozen");
             rt::time::pause();
             let caught = expect_panic("pause twice", rt::time::pause);
-            assert!(
-                caught.message.contains("time is already frozen"),
-                "{}",
-                caught.message
-            );
+            caught.assert_says("time is already frozen");
             rt::time::resume();
         });
         let caught = expect_panic("advance while running", || {
             runtime.block_on(rt::time::advance(Duration::from_secs(1)))
         });
-        assert!(
-            caught.message.contains("time is not frozen"),
-            "{}",
-            caught.message
-        );
+        caught.assert_says("time is not frozen");
     });
 }
 
@@ -527,13 +503,7 @@ fn pause_on_a_multi_thread_runtime_panics() {
     limit("pause multi-thread", || {
         shim::runtime().block_on(async {
             let caught = expect_panic("pause on multi-thread", rt::time::pause);
-            assert!(
-                caught
-                    .message
-                    .contains("`time::pause()` requires the `current_thread`"),
-                "{}",
-                caught.message
-            );
+            caught.assert_says("`time::pause()` requires the `current_thread`");
         });
     });
 }

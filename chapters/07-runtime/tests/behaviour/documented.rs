@@ -1606,6 +1606,8 @@ fn block_in_place_runs_in_block_on_or_panics_on_a_current_thread_runtime() {
 /// of a multi-thread runtime, still runs its closure.
 #[test]
 fn block_in_place_panics_inside_a_local_set() {
+    const ONLY_MULTI_THREAD: &str =
+        "can call blocking only when running on the multi-threaded runtime";
     limit("block_in_place in a LocalSet", || {
         let runtime = shim::runtime();
         let local = rt::task::LocalSet::new();
@@ -1616,20 +1618,11 @@ fn block_in_place_panics_inside_a_local_set() {
         });
         assert!(error.is_panic(), "{error:?}");
         let message = crate::behaviour::panic_message(&*error.into_panic());
-        assert!(
-            message.contains("can call blocking only when running on the multi-threaded runtime"),
-            "{message}"
-        );
+        crate::behaviour::says(&message, ONLY_MULTI_THREAD);
         let caught = expect_panic("block_in_place in run_until", || {
             local.block_on(&runtime, async { rt::task::block_in_place(|| ()) })
         });
-        assert!(
-            caught
-                .message
-                .contains("can call blocking only when running on the multi-threaded runtime"),
-            "{}",
-            caught.message
-        );
+        caught.assert_says(ONLY_MULTI_THREAD);
         if shim::MULTI_THREAD {
             let ran = runtime.block_on(async {
                 let ran = rt::task::block_in_place(|| true);

@@ -122,6 +122,23 @@ pub struct Caught {
     pub line: u32,
 }
 
+/// Asserts that a panic's `message` contains `words` (Tokio's, usually).
+#[track_caller]
+pub fn says(message: &str, words: &str) {
+    assert!(
+        message.contains(words),
+        "the panic said {message:?}, without the words {words:?}"
+    );
+}
+
+impl Caught {
+    /// Asserts that the caught panic's message contains `words`.
+    #[track_caller]
+    pub fn assert_says(&self, words: &str) {
+        says(&self.message, words);
+    }
+}
+
 /// Runs `f`, which must panic on this thread; returns the panic's message
 /// and location.
 #[track_caller]

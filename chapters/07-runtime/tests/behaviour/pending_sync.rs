@@ -187,12 +187,12 @@ fn blocking_calls_panic_on_a_runtime_thread() {
         let caught = expect_panic("blocking_lock in block_on", || {
             runtime.block_on(async { drop(mutex.blocking_lock()) })
         });
-        assert!(caught.message.contains(CANNOT_BLOCK), "{}", caught.message);
+        caught.assert_says(CANNOT_BLOCK);
         let (_tx, mut rx) = mpsc::channel::<u8>(1);
         let caught = expect_panic("blocking_recv in block_on", || {
             runtime.block_on(async { rx.blocking_recv() })
         });
-        assert!(caught.message.contains(CANNOT_BLOCK), "{}", caught.message);
+        caught.assert_says(CANNOT_BLOCK);
     });
 }
 
