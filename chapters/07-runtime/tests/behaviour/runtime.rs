@@ -263,6 +263,28 @@ fn metrics_num_alive_tasks_counts_and_returns_to_zero() {
     });
 }
 
+/// A task that has exited is not alive, even while the worker that ran it
+/// stays busy: here 40 children complete on the one worker and their
+/// parent, which never lets the worker go idle, counts the tasks alive.
+#[test]
+fn metrics_num_alive_tasks_leaves_out_exited_tasks_while_the_worker_is_busy() {
+    limit("num_alive_tasks, busy worker", || {
+        let runtime = shim::builder().worker_threads(1).build().unwrap();
+        let alive = runtime.block_on(async {
+            rt::spawn(async {
+                let children: Vec<_> = (0..40).map(|_| rt::spawn(async {})).collect();
+                for child in children {
+                    child.await.unwrap();
+                }
+                Handle::current().metrics().num_alive_tasks()
+            })
+            .await
+            .unwrap()
+        });
+        assert_eq!(alive, 1, "only the parent is alive");
+    });
+}
+
 #[test]
 fn thread_name_names_the_workers_and_the_blocking_threads_exactly() {
     limit("thread_name", || {

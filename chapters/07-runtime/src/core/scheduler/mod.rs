@@ -209,7 +209,7 @@ impl Scheduler {
     pub(crate) fn alive_tasks(&self) -> usize {
         match self {
             Scheduler::CurrentThread(scheduler) => scheduler.owned.alive(),
-            Scheduler::MultiThread(scheduler) => scheduler.owned.alive(),
+            Scheduler::MultiThread(scheduler) => scheduler.alive_tasks(),
         }
     }
 

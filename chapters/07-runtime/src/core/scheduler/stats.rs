@@ -19,7 +19,7 @@
 //! Book: Chapter 7, "Seeing inside" (7.6).
 
 use std::panic::Location;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 /// Buckets of the poll-time histogram: bucket 0 counts polls under 128 ns,
@@ -63,6 +63,10 @@ pub(crate) struct WorkerStats {
     pub(crate) parked: AtomicBool,
     /// The worker thread's kernel thread id (for the long-poll detector).
     pub(crate) tid: AtomicU64,
+    /// Tasks that completed on this worker and wait in its batch to leave
+    /// the owned list: the count of live tasks leaves them out. Written
+    /// even with metrics off, as `num_alive_tasks` always counts.
+    unreleased: AtomicUsize,
     /// Poll durations, when the runtime measures them.
     pub(crate) poll_times: [Counter; POLL_TIME_BUCKETS],
 }
@@ -90,6 +94,7 @@ impl WorkerStats {
             current: AtomicPtr::new(std::ptr::null_mut()),
             parked: AtomicBool::new(false),
             tid: AtomicU64::new(0),
+            unreleased: AtomicUsize::new(0),
             poll_times: Default::default(),
         }
     }
@@ -114,6 +119,17 @@ impl WorkerStats {
         if self.enabled {
             counter.set(value);
         }
+    }
+
+    /// Publishes how many completed tasks wait in this worker's batch.
+    #[inline]
+    pub(crate) fn set_unreleased(&self, tasks: usize) {
+        self.unreleased.store(tasks, Ordering::Relaxed);
+    }
+
+    /// Completed tasks waiting in this worker's batch (a snapshot).
+    pub(crate) fn unreleased(&self) -> usize {
+        self.unreleased.load(Ordering::Relaxed)
     }
 
     /// Publishes the task about to be polled (or `None` after the poll).

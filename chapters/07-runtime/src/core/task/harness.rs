@@ -30,7 +30,6 @@ use super::waker::WakerRef;
 use super::{Notified, Schedule, Task};
 use crate::loom::{AtomicU64, Ordering, UnsafeCell};
 use std::future::Future;
-use std::mem::ManuallyDrop;
 use std::panic::Location;
 use std::panic::{self, AssertUnwindSafe};
 use std::ptr::NonNull;
@@ -308,19 +307,14 @@ impl<T: Future, S: Schedule> Harness<T, S> {
             let _ = panic::catch_unwind(AssertUnwindSafe(|| terminate(&meta)));
         }
 
-        // The owned list holds a reference until the task leaves it. Shutdown
-        // may have taken it already, in which case there is one less to drop.
-        let me = ManuallyDrop::new(Task::<S>::from_raw(self.raw()));
-        let released = match self.core().scheduler.release(&me) {
-            Some(task) => {
-                std::mem::forget(task);
-                2
-            }
-            None => 1,
-        };
-        if self.header().state.transition_to_terminal(released) {
-            // SAFETY: those were the last references.
-            unsafe { self.raw().dealloc() }
+        // The owned list holds a reference until the task leaves it, and
+        // this worker holds one. A multi-thread worker keeps both, to take
+        // the task out later with a batch of others; otherwise they go now.
+        // Shutdown may have taken the list's already: one less to drop.
+        let scheduler = &self.core().scheduler;
+        if let Some(me) = scheduler.defer_release(Task::<S>::from_raw(self.raw())) {
+            let listed = scheduler.release(&me);
+            me.release_with(listed);
         }
     }
 

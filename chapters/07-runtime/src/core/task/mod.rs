@@ -96,6 +96,16 @@ pub(crate) trait Schedule: Send + Sync + Sized + 'static {
     /// list's reference (or `None` if shutdown took it already).
     fn release(&self, task: &Task<Self>) -> Option<Task<Self>>;
 
+    /// A task completed, and `task` is the reference of the thread that
+    /// completed it. The scheduler may keep it, to take the task out of the
+    /// owned list later with others (a multi-thread worker does, in
+    /// batches); otherwise it comes back, to be released at once. Whatever
+    /// it releases while keeping it is never this task, whose memory holds
+    /// `self`.
+    fn defer_release(&self, task: Task<Self>) -> Option<Task<Self>> {
+        Some(task)
+    }
+
     /// `Builder::on_task_terminate`, run when a task completes; none by
     /// default (a `LocalSet`'s, a test's).
     fn terminate_hook(&self) -> Option<&crate::runtime::task_hooks::TaskCallback> {
@@ -159,6 +169,20 @@ impl<S: 'static> Task<S> {
     /// The task's process-wide id.
     pub(crate) fn id(&self) -> u64 {
         self.header().id
+    }
+
+    /// Drops this reference and `listed`, the owned list's reference taken
+    /// out with [`Schedule::release`] (if shutdown had not taken it), in
+    /// one step; frees the task if they were the last.
+    pub(crate) fn release_with(self, listed: Option<Task<S>>) {
+        let count = 1 + usize::from(listed.is_some());
+        std::mem::forget(listed);
+        let raw = self.raw;
+        std::mem::forget(self);
+        if raw.header().state.transition_to_terminal(count) {
+            // SAFETY: those were the last references.
+            unsafe { raw.dealloc() }
+        }
     }
 
     /// Runtime shutdown: cancels the task if no worker is polling it, and

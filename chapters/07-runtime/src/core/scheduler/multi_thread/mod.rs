@@ -98,6 +98,16 @@ impl MultiThread {
     }
     // ANCHOR_END: schedule_task
 
+    /// Tasks spawned and not yet completed: those in the owned list, less
+    /// those that completed and wait in a worker's batch to leave it. The
+    /// list is read first: a batch released before the batches are read
+    /// only makes the snapshot high, never counts a live task out.
+    pub(crate) fn alive_tasks(&self) -> usize {
+        let listed = self.owned.alive();
+        let unreleased: usize = self.resources.stats.iter().map(|s| s.unreleased()).sum();
+        listed.saturating_sub(unreleased)
+    }
+
     /// Wakes one parked worker, if the idle policy says one should wake.
     pub(crate) fn notify_parked(&self) {
         if let Some(index) = self.idle.worker_to_notify() {
@@ -196,6 +206,10 @@ impl Schedule for Arc<MultiThread> {
 
     fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
         self.owned.remove(task)
+    }
+
+    fn defer_release(&self, task: Task<Self>) -> Option<Task<Self>> {
+        worker::defer_release_on_current_worker(self, task).err()
     }
 
     fn terminate_hook(&self) -> Option<&crate::runtime::task_hooks::TaskCallback> {

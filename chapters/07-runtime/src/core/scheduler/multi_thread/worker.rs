@@ -46,7 +46,9 @@ use crate::scheduler::Scheduler;
 use crate::scheduler::park::Parker;
 use crate::scheduler::stats::WorkerStats;
 use crate::scheduler::trace::TraceKind;
+use crate::task::Task;
 use crate::task::coop;
+use crate::task::owned::RELEASE_BATCH;
 use std::cell::{Cell, RefCell};
 use std::sync::{Arc, PoisonError};
 use std::task::Waker;
@@ -89,6 +91,10 @@ pub(crate) struct WorkerCore {
     in_driver: bool,
     is_shutdown: bool,
     rand: FastRand,
+    /// Tasks that completed here and are still in the owned list, taken out
+    /// together when there are `RELEASE_BATCH` of them, at each
+    /// maintenance tick and before the worker parks.
+    completed: Vec<Task<Arc<MultiThread>>>,
 }
 
 /// The thread-local state of a worker thread.
@@ -148,6 +154,39 @@ pub(crate) fn schedule_on_current_worker(
         return Err(task);
     };
     core.schedule_local(handle, task, is_yield);
+    Ok(())
+}
+
+/// Keeps a task that completed on this worker, if this thread is a worker
+/// of `handle`'s runtime with its core, to take it out of the owned list
+/// with others ([`WorkerCore::release_completed`]). A full batch is
+/// released first, so `task` itself is never freed here. Gives the task back
+/// otherwise.
+pub(crate) fn defer_release_on_current_worker(
+    handle: &MultiThread,
+    task: Task<Arc<MultiThread>>,
+) -> Result<(), Task<Arc<MultiThread>>> {
+    let cx = CURRENT.with(Cell::get);
+    if cx.is_null() {
+        return Err(task);
+    }
+    // SAFETY: as in `schedule_on_current_worker`.
+    let cx = unsafe { &*cx };
+    if !std::ptr::eq(&*cx.handle, handle) {
+        return Err(task);
+    }
+    let Ok(mut core) = cx.core.try_borrow_mut() else {
+        return Err(task);
+    };
+    let Some(core) = core.as_mut() else {
+        return Err(task);
+    };
+    if core.completed.len() == RELEASE_BATCH {
+        // With the worker's own handle: `handle` lives in `task`'s memory.
+        core.release_completed(&cx.handle);
+    }
+    core.completed.push(task);
+    cx.stats().set_unreleased(core.completed.len());
     Ok(())
 }
 
@@ -530,6 +569,9 @@ impl WorkerContext {
         {
             let mut core = self.core.borrow_mut();
             let core = core.as_mut().expect("the worker owns its core");
+            // What completed here leaves the owned list before the worker
+            // sleeps, so that the count of live tasks does not wait for it.
+            core.release_completed(&self.handle);
             if !core.transition_to_parked(&self.handle) {
                 return;
             }
@@ -584,6 +626,10 @@ impl WorkerContext {
     /// first does the work), then hand the core in.
     fn shutdown(&self) {
         self.handle.owned.close_and_shutdown_all();
+        if let Some(core) = self.core.borrow_mut().as_mut() {
+            // Shutdown took them out of the list: only our references go.
+            core.release_completed(&self.handle);
+        }
         // Each deferred waker holds a reference to a task now cancelled.
         drop(std::mem::take(&mut *self.defer.borrow_mut()));
         let core = self
@@ -608,6 +654,7 @@ impl WorkerCore {
             busy_since: None,
             is_shutdown: false,
             rand: FastRand::new(index),
+            completed: Vec::with_capacity(RELEASE_BATCH),
         }
     }
 
@@ -742,7 +789,18 @@ impl WorkerCore {
         }
     }
 
+    /// Takes the tasks that completed on this worker out of the owned list,
+    /// under one lock per shard, and frees those nobody else holds.
+    fn release_completed(&mut self, handle: &MultiThread) {
+        if self.completed.is_empty() {
+            return;
+        }
+        handle.owned.release_batch(&mut self.completed);
+        handle.resources.stats[self.index].set_unreleased(0);
+    }
+
     fn maintenance(&mut self, handle: &MultiThread) {
+        self.release_completed(handle);
         if !self.is_shutdown {
             self.is_shutdown = handle.inject.is_closed();
         }
