@@ -17,6 +17,9 @@ pub(crate) struct ToyScheduler {
     queue: Mutex<VecDeque<Notified<Arc<ToyScheduler>>>>,
     pub(crate) owned: OwnedTasks<Arc<ToyScheduler>>,
     next_id: AtomicUsize,
+    /// With `batched`: completed tasks kept, still listed, until
+    /// `release_batch`, as a multi-thread worker keeps them.
+    batch: Option<Mutex<Vec<Task<Arc<ToyScheduler>>>>>,
 }
 
 impl Schedule for Arc<ToyScheduler> {
@@ -27,15 +30,43 @@ impl Schedule for Arc<ToyScheduler> {
     fn release(&self, task: &Task<Self>) -> Option<Task<Self>> {
         self.owned.remove(task)
     }
+
+    fn defer_release(&self, task: Task<Self>) -> Option<Task<Self>> {
+        match &self.batch {
+            Some(batch) => {
+                batch.lock().push(task);
+                None
+            }
+            None => Some(task),
+        }
+    }
 }
 
 impl ToyScheduler {
     pub(crate) fn new() -> Arc<ToyScheduler> {
+        ToyScheduler::build(None)
+    }
+
+    /// A toy scheduler that releases completed tasks in batches.
+    pub(crate) fn batched() -> Arc<ToyScheduler> {
+        ToyScheduler::build(Some(Mutex::new(Vec::new())))
+    }
+
+    fn build(batch: Option<Mutex<Vec<Task<Arc<ToyScheduler>>>>>) -> Arc<ToyScheduler> {
         Arc::new(ToyScheduler {
             queue: Mutex::new(VecDeque::new()),
             owned: OwnedTasks::new(4),
             next_id: AtomicUsize::new(1),
+            batch,
         })
+    }
+
+    /// Takes the completed tasks kept so far out of the owned list.
+    pub(crate) fn release_batch(&self) {
+        if let Some(batch) = &self.batch {
+            let mut tasks = std::mem::take(&mut *batch.lock());
+            self.owned.release_batch(&mut tasks);
+        }
     }
 
     /// Runs one queued task; false if the queue was empty.
@@ -63,6 +94,9 @@ impl ToyScheduler {
     /// Shuts down every task and drops whatever is still queued.
     pub(crate) fn shutdown(&self) {
         self.owned.close_and_shutdown_all();
+        // Tasks that shutdown completed went to the batch: release them, as
+        // a worker releases its own after shutting down.
+        self.release_batch();
         let queued: Vec<_> = self.queue.lock().drain(..).collect();
         drop(queued);
         assert!(self.owned.is_empty());
@@ -431,6 +465,25 @@ mod unit {
     }
 
     #[test]
+    fn batched_release_frees_each_task_once_and_counts_it_out() {
+        let sched = ToyScheduler::batched();
+        let drops = DropCounter::default();
+        let joins: Vec<_> = (0..5)
+            .map(|i| sched.spawn(drops.counted(async move { i })))
+            .collect();
+        sched.drain();
+        // Completed, their futures dropped, and still listed until released.
+        assert_eq!(drops.count(), 5);
+        assert_eq!(sched.owned.alive(), 5);
+        sched.release_batch();
+        assert_eq!(sched.owned.alive(), 0);
+        for (i, mut join) in joins.into_iter().enumerate() {
+            assert!(matches!(poll_join(&mut join, Waker::noop()), Poll::Ready(Ok(n)) if n == i));
+        }
+        sched.shutdown();
+    }
+
+    #[test]
     fn wakers_keep_the_task_memory_alive_after_completion() {
         let sched = ToyScheduler::new();
         let (join, slot) = spawn_waiting_for_a_wake(&sched);
@@ -545,6 +598,30 @@ mod loom_task {
             sched.drain();
             assert_eq!(drops.count(), 1);
             assert!(join_error(&mut join).is_cancelled());
+        });
+    }
+
+    /// Shutdown races with a worker that completes a task and keeps it in
+    /// its batch, then releases the batch: the future is dropped once, and
+    /// the task's memory is freed once (loom reports the scheduler `Arc` in
+    /// a leaked task, and a reference count that goes below zero).
+    #[test]
+    fn loom_shutdown_while_a_completed_task_waits_in_a_batch() {
+        loom::model(|| {
+            let sched = ToyScheduler::batched();
+            let drops = DropCounter::default();
+            let join = sched.spawn(drops.counted(async { 7 }));
+            let sched2 = sched.clone();
+            let worker = thread::spawn(move || {
+                sched2.tick();
+                sched2.release_batch();
+            });
+            sched.owned.close_and_shutdown_all();
+            sched.release_batch();
+            worker.join().unwrap();
+            drop(join);
+            sched.shutdown();
+            assert_eq!(drops.count(), 1);
         });
     }
 

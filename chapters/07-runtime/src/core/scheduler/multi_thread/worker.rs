@@ -123,41 +123,54 @@ pub(crate) fn current_worker_index() -> Option<usize> {
     if cx.is_null() {
         return None;
     }
-    // SAFETY: as in `schedule_on_current_worker`: a non-null CURRENT points
+    // SAFETY: as in `on_current_core`: a non-null CURRENT points
     // at this thread's live WorkerContext.
     Some(unsafe { &*cx }.index)
 }
 
-/// Tries to schedule `task` on the current thread's worker, if this thread
-/// is a worker of `handle`'s runtime and its core is available. Gives the
-/// task back otherwise.
-pub(crate) fn schedule_on_current_worker(
+/// Runs `f` with this thread's worker context and core, if this thread is a
+/// worker of `handle`'s runtime and its core is free; gives `item` back
+/// otherwise.
+fn on_current_core<T>(
     handle: &MultiThread,
-    task: WorkerTask,
-    is_yield: bool,
-) -> Result<(), WorkerTask> {
+    item: T,
+    f: impl FnOnce(&WorkerContext, &mut WorkerCore, T),
+) -> Result<(), T> {
     let cx = CURRENT.with(Cell::get);
     if cx.is_null() {
-        return Err(task);
+        return Err(item);
     }
     // SAFETY: CURRENT is set by `run` to a WorkerContext that lives on that
     // thread's stack for as long as the pointer is set, and is cleared
     // before it is dropped; we are on that thread.
     let cx = unsafe { &*cx };
     if !std::ptr::eq(&*cx.handle, handle) {
-        return Err(task);
+        return Err(item);
     }
     // The core is borrowed only between polls; during a poll (when tasks
-    // wake each other) it is free. If it is taken (shutdown is dropping
-    // tasks), the caller falls back to the inject queue.
+    // wake each other, spawn or complete) it is free. If it is taken
+    // (shutdown is dropping tasks), the caller falls back.
     let Ok(mut core) = cx.core.try_borrow_mut() else {
-        return Err(task);
+        return Err(item);
     };
     let Some(core) = core.as_mut() else {
-        return Err(task);
+        return Err(item);
     };
-    core.schedule_local(handle, task, is_yield);
+    f(cx, core, item);
     Ok(())
+}
+
+/// Tries to schedule `task` on the current thread's worker, if this thread
+/// is a worker of `handle`'s runtime and its core is available. Gives the
+/// task back otherwise (the caller uses the inject queue).
+pub(crate) fn schedule_on_current_worker(
+    handle: &MultiThread,
+    task: WorkerTask,
+    is_yield: bool,
+) -> Result<(), WorkerTask> {
+    on_current_core(handle, task, |_, core, task| {
+        core.schedule_local(handle, task, is_yield);
+    })
 }
 
 /// Keeps a task that completed on this worker, if this thread is a worker
@@ -169,28 +182,14 @@ pub(crate) fn defer_release_on_current_worker(
     handle: &MultiThread,
     task: Task<Arc<MultiThread>>,
 ) -> Result<(), Task<Arc<MultiThread>>> {
-    let cx = CURRENT.with(Cell::get);
-    if cx.is_null() {
-        return Err(task);
-    }
-    // SAFETY: as in `schedule_on_current_worker`.
-    let cx = unsafe { &*cx };
-    if !std::ptr::eq(&*cx.handle, handle) {
-        return Err(task);
-    }
-    let Ok(mut core) = cx.core.try_borrow_mut() else {
-        return Err(task);
-    };
-    let Some(core) = core.as_mut() else {
-        return Err(task);
-    };
-    if core.completed.len() == RELEASE_BATCH {
-        // With the worker's own handle: `handle` lives in `task`'s memory.
-        core.release_completed(&cx.handle);
-    }
-    core.completed.push(task);
-    cx.stats().set_unreleased(core.completed.len());
-    Ok(())
+    on_current_core(handle, task, |cx, core, task| {
+        if core.completed.len() == RELEASE_BATCH {
+            // With the worker's own handle: `handle` lives in `task`'s memory.
+            core.release_completed(&cx.handle);
+        }
+        core.completed.push(task);
+        cx.stats().set_unreleased(core.completed.len());
+    })
 }
 
 /// Defers `waker` to this worker's defer list, if this thread is a worker
@@ -203,7 +202,7 @@ pub(crate) fn defer(waker: &Waker) -> bool {
     if cx.is_null() {
         return false;
     }
-    // SAFETY: as in `schedule_on_current_worker`.
+    // SAFETY: as in `on_current_core`.
     let cx = unsafe { &*cx };
     // A thread that handed its core away (block_in_place) will never wake
     // its defer list again: wake now.
@@ -272,7 +271,7 @@ pub(crate) fn spawn_thread(
 pub(crate) fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
     let cx = CURRENT.with(Cell::get);
     if !cx.is_null() {
-        // SAFETY: as in `schedule_on_current_worker`.
+        // SAFETY: as in `on_current_core`.
         let cx = unsafe { &*cx };
         cx.hand_off_core();
     } else if !context::blocking_allowed()
