@@ -100,8 +100,10 @@ impl MultiThread {
 
     /// Tasks spawned and not yet completed: those in the owned list, less
     /// those that completed and wait in a worker's batch to leave it. The
-    /// list is read first: a batch released before the batches are read
-    /// only makes the snapshot high, never counts a live task out.
+    /// list is read first, and a worker publishes an empty batch before it
+    /// takes the batch out of the list (under the shards' locks, which
+    /// order that store before any later read): a batch released meanwhile
+    /// can only make the snapshot high, never count a live task out.
     pub(crate) fn alive_tasks(&self) -> usize {
         let listed = self.owned.alive();
         let unreleased: usize = self.resources.stats.iter().map(|s| s.unreleased()).sum();

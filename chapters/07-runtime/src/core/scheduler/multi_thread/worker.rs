@@ -794,8 +794,11 @@ impl WorkerCore {
         if self.completed.is_empty() {
             return;
         }
-        handle.owned.release_batch(&mut self.completed);
+        // Zero first: a count of live tasks that reads the list and then
+        // this (`MultiThread::alive_tasks`) must not subtract tasks the
+        // list no longer holds.
         handle.resources.stats[self.index].set_unreleased(0);
+        handle.owned.release_batch(&mut self.completed);
     }
 
     fn maintenance(&mut self, handle: &MultiThread) {
