@@ -595,15 +595,17 @@ mod loom_current_thread {
     use crate::scheduler::Scheduler;
     use crate::scheduler::park::{Parker, Unparker};
 
-    /// A current-thread runtime's shared state, for a model to drive by hand.
-    fn current_thread() -> Arc<CurrentThread> {
+    /// A current-thread runtime's shared state, for a model to drive by
+    /// hand, and the runtime, which the model keeps to the end of the
+    /// iteration: dropped then, it closes its descriptors (an iteration
+    /// that forgot it leaked an epoll, a timerfd and an eventfd, and a
+    /// model of thousands of iterations ran out of descriptors).
+    fn current_thread() -> (crate::runtime::Runtime, Arc<CurrentThread>) {
         let runtime = Builder::new_current_thread().build().unwrap();
         let Scheduler::CurrentThread(scheduler) = runtime.handle().inner.clone() else {
             unreachable!("a current-thread builder builds a current-thread runtime");
         };
-        // Keep the runtime's state; the model ends before anything needs it.
-        std::mem::forget(runtime);
-        scheduler
+        (runtime, scheduler)
     }
 
     /// A thread that spawns `count` empty tasks onto `scheduler`, as
@@ -625,7 +627,7 @@ mod loom_current_thread {
     #[test]
     fn loom_a_remote_wake_reaches_the_parking_driver() {
         loom::model(|| {
-            let scheduler = current_thread();
+            let (_runtime, scheduler) = current_thread();
             let waker = {
                 let scheduler = scheduler.clone();
                 thread::spawn(move || Wake::wake_by_ref(&scheduler))
@@ -642,7 +644,7 @@ mod loom_current_thread {
     #[test]
     fn loom_a_remote_spawn_reaches_the_parking_driver() {
         loom::model(|| {
-            let scheduler = current_thread();
+            let (_runtime, scheduler) = current_thread();
             let spawner = spawn_remotely(&scheduler, 1);
             while scheduler.inject.is_empty() {
                 scheduler.park();
@@ -661,7 +663,7 @@ mod loom_current_thread {
     #[test]
     fn loom_a_spawn_that_skips_the_notify_is_still_run() {
         loom::model(|| {
-            let scheduler = current_thread();
+            let (_runtime, scheduler) = current_thread();
             let spawner = spawn_remotely(&scheduler, 2);
             let mut ran = 0;
             loop {
@@ -694,7 +696,7 @@ mod loom_current_thread {
     #[test]
     fn loom_a_waiting_block_on_gets_the_core_when_it_is_put_back() {
         loom::model(|| {
-            let scheduler = current_thread();
+            let (_runtime, scheduler) = current_thread();
             let core = scheduler.take_core(None).expect("the core starts free");
             let holder = {
                 let scheduler = scheduler.clone();
