@@ -49,19 +49,16 @@ impl TimerFd {
     /// would disarm it).
     pub(crate) fn arm(&self, after: Duration) -> io::Result<()> {
         let after = after.max(Duration::from_nanos(1));
-        self.settime(libc::timespec {
-            tv_sec: after.as_secs() as libc::time_t,
-            tv_nsec: libc::c_long::from(after.subsec_nanos() as i32),
-        })
-    }
-
-    fn settime(&self, value: libc::timespec) -> io::Result<()> {
         let spec = libc::itimerspec {
+            // One expiry, no period.
             it_interval: libc::timespec {
                 tv_sec: 0,
                 tv_nsec: 0,
             },
-            it_value: value,
+            it_value: libc::timespec {
+                tv_sec: after.as_secs() as libc::time_t,
+                tv_nsec: libc::c_long::from(after.subsec_nanos() as i32),
+            },
         };
         // SAFETY: `spec` is a valid itimerspec for the duration of the call,
         // and the old-value pointer may be null.

@@ -116,16 +116,24 @@ thread_local! {
     static CURRENT: Cell<*const WorkerContext> = const { Cell::new(std::ptr::null()) };
 }
 
+/// Calls `f` with this thread's worker context and `item`, if this thread
+/// is a worker (of any runtime); gives `item` back otherwise.
+fn with_current_context<T, R>(item: T, f: impl FnOnce(&WorkerContext, T) -> R) -> Result<R, T> {
+    let cx = CURRENT.with(Cell::get);
+    if cx.is_null() {
+        return Err(item);
+    }
+    // SAFETY: CURRENT is set by `run` to a WorkerContext that lives on that
+    // thread's stack for as long as the pointer is set, and is cleared
+    // before it is dropped; we are on that thread, and the reference does
+    // not outlive `f`.
+    Ok(f(unsafe { &*cx }, item))
+}
+
 /// The index of the worker this thread is, if it is one
 /// (`runtime::worker_index`).
 pub(crate) fn current_worker_index() -> Option<usize> {
-    let cx = CURRENT.with(Cell::get);
-    if cx.is_null() {
-        return None;
-    }
-    // SAFETY: as in `on_current_core`: a non-null CURRENT points
-    // at this thread's live WorkerContext.
-    Some(unsafe { &*cx }.index)
+    with_current_context((), |cx, ()| cx.index).ok()
 }
 
 /// Runs `f` with this thread's worker context and core, if this thread is a
@@ -136,28 +144,23 @@ fn on_current_core<T>(
     item: T,
     f: impl FnOnce(&WorkerContext, &mut WorkerCore, T),
 ) -> Result<(), T> {
-    let cx = CURRENT.with(Cell::get);
-    if cx.is_null() {
-        return Err(item);
-    }
-    // SAFETY: CURRENT is set by `run` to a WorkerContext that lives on that
-    // thread's stack for as long as the pointer is set, and is cleared
-    // before it is dropped; we are on that thread.
-    let cx = unsafe { &*cx };
-    if !std::ptr::eq(&*cx.handle, handle) {
-        return Err(item);
-    }
-    // The core is borrowed only between polls; during a poll (when tasks
-    // wake each other, spawn or complete) it is free. If it is taken
-    // (shutdown is dropping tasks), the caller falls back.
-    let Ok(mut core) = cx.core.try_borrow_mut() else {
-        return Err(item);
-    };
-    let Some(core) = core.as_mut() else {
-        return Err(item);
-    };
-    f(cx, core, item);
-    Ok(())
+    with_current_context(item, |cx, item| {
+        if !std::ptr::eq(&*cx.handle, handle) {
+            return Err(item);
+        }
+        // The core is borrowed only between polls; during a poll (when
+        // tasks wake each other, spawn or complete) it is free. If it is
+        // taken (shutdown is dropping tasks), the caller falls back.
+        let Ok(mut core) = cx.core.try_borrow_mut() else {
+            return Err(item);
+        };
+        let Some(core) = core.as_mut() else {
+            return Err(item);
+        };
+        f(cx, core, item);
+        Ok(())
+    })
+    .unwrap_or_else(Err)
 }
 
 /// Tries to schedule `task` on the current thread's worker, if this thread
@@ -198,28 +201,24 @@ pub(crate) fn defer_release_on_current_worker(
 /// cannot defer (it handed its core away, or the list is in use) wakes the
 /// waker at once and returns true.
 pub(crate) fn defer(waker: &Waker) -> bool {
-    let cx = CURRENT.with(Cell::get);
-    if cx.is_null() {
-        return false;
-    }
-    // SAFETY: as in `on_current_core`.
-    let cx = unsafe { &*cx };
-    // A thread that handed its core away (block_in_place) will never wake
-    // its defer list again: wake now.
-    if cx.core.try_borrow().is_ok_and(|core| core.is_none()) {
-        waker.wake_by_ref();
-        return true;
-    }
-    match cx.defer.try_borrow_mut() {
-        Ok(mut defer) => {
-            // The same task yielding twice in a row is deferred once.
-            if !defer.last().is_some_and(|last| last.will_wake(waker)) {
-                defer.push(waker.clone());
-            }
+    with_current_context((), |cx, ()| {
+        // A thread that handed its core away (block_in_place) will never
+        // wake its defer list again: wake now.
+        if cx.core.try_borrow().is_ok_and(|core| core.is_none()) {
+            waker.wake_by_ref();
+            return;
         }
-        Err(_) => waker.wake_by_ref(),
-    }
-    true
+        match cx.defer.try_borrow_mut() {
+            Ok(mut defer) => {
+                // The same task yielding twice in a row is deferred once.
+                if !defer.last().is_some_and(|last| last.will_wake(waker)) {
+                    defer.push(waker.clone());
+                }
+            }
+            Err(_) => waker.wake_by_ref(),
+        }
+    })
+    .is_ok()
 }
 
 /// Starts a worker thread running `core`, counted in the runtime's running
@@ -271,7 +270,8 @@ pub(crate) fn spawn_thread(
 pub(crate) fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
     let cx = CURRENT.with(Cell::get);
     if !cx.is_null() {
-        // SAFETY: as in `on_current_core`.
+        // SAFETY: as in `with_current_context` (not called here: a closure
+        // would hide the caller's line from `hand_off_core`'s panic).
         let cx = unsafe { &*cx };
         cx.hand_off_core();
     } else if !context::blocking_allowed()
@@ -625,17 +625,15 @@ impl WorkerContext {
     /// first does the work), then hand the core in.
     fn shutdown(&self) {
         self.handle.owned.close_and_shutdown_all();
-        if let Some(core) = self.core.borrow_mut().as_mut() {
-            // Shutdown took them out of the list: only our references go.
-            core.release_completed(&self.handle);
-        }
         // Each deferred waker holds a reference to a task now cancelled.
         drop(std::mem::take(&mut *self.defer.borrow_mut()));
-        let core = self
+        let mut core = self
             .core
             .borrow_mut()
             .take()
             .expect("the worker owns its core");
+        // Shutdown took them out of the list: only our references go.
+        core.release_completed(&self.handle);
         self.handle.shutdown_core(core);
     }
 }
