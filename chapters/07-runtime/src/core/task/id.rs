@@ -32,10 +32,6 @@ pub struct Id(pub(crate) u64);
 /// needs a `const` constructor, and ids take no part in the orderings loom
 /// checks.
 pub(crate) fn next() -> u64 {
-    thread_local! {
-        /// The next id this thread hands out, and the end of its block.
-        static BLOCK: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
-    }
     static NEXT: CachePadded<AtomicU64> = CachePadded(AtomicU64::new(1));
     BLOCK
         .try_with(|block| {
@@ -54,6 +50,27 @@ pub(crate) fn next() -> u64 {
 
 /// How many ids a thread takes from the process-wide counter at a time.
 const ID_BLOCK: u64 = 256;
+
+thread_local! {
+    /// The next id this thread hands out, and the end of its block.
+    static BLOCK: Cell<(u64, u64)> = const { Cell::new((0, 0)) };
+}
+
+// ANCHOR: spawned_here
+/// Whether `id` was handed out by this thread from the block it is handing
+/// out now: the task was spawned on this thread, at most [`ID_BLOCK`]
+/// spawns ago. False negatives only (an older task, a task spawned before
+/// the block changed); never true for another thread's task, since blocks
+/// never overlap.
+pub(crate) fn spawned_here_lately(id: u64) -> bool {
+    BLOCK
+        .try_with(|block| {
+            let (next, end) = block.get();
+            id < next && id >= end.saturating_sub(ID_BLOCK)
+        })
+        .unwrap_or(false)
+}
+// ANCHOR_END: spawned_here
 
 impl Id {
     /// The number behind the id (not part of Tokio's API: for our metrics
@@ -113,4 +130,26 @@ pub fn id() -> Id {
 pub fn try_id() -> Option<Id> {
     let id = CURRENT.with(Cell::get);
     (id != 0).then_some(Id(id))
+}
+
+#[cfg(all(test, not(loom)))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_is_spawned_here_lately_only_on_its_thread_and_within_its_block() {
+        let first = next();
+        assert!(spawned_here_lately(first), "the id just handed out");
+        let other = std::thread::spawn(next).join().unwrap();
+        assert!(!spawned_here_lately(other), "another thread's id");
+        assert!(!spawned_here_lately(first + 1), "an id not handed out yet");
+        // The block held `first` and at most ID_BLOCK - 1 more: this many
+        // spawns take the thread to a new block.
+        let mut last = first;
+        for _ in 0..ID_BLOCK {
+            last = next();
+        }
+        assert!(spawned_here_lately(last));
+        assert!(!spawned_here_lately(first), "an id from an older block");
+    }
 }
