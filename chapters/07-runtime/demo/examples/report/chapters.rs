@@ -129,6 +129,15 @@ fn pct(share: f64) -> String {
     d1(share * 100.0)
 }
 
+/// "5 to 8" for a low and a high percentage, "5" when they are equal.
+fn percent_range(n: &[String]) -> String {
+    if n[0] == n[1] {
+        n[0].clone()
+    } else {
+        format!("{} to {}", n[0], n[1])
+    }
+}
+
 impl Chapters<'_> {
     /// Runs for an experiment whose page reports `full` runs.
     fn n(&self, full: usize) -> usize {
@@ -951,7 +960,10 @@ impl Chapters<'_> {
             stolen,
             "tasks",
             0,
-            |x| format!("{x} were stolen"),
+            |x| match x {
+                "1" => "1 was stolen".to_string(),
+                _ => format!("{x} were stolen"),
+            },
             "workers, tasks stolen in the run of median time",
         ));
         self.emit(t)
@@ -996,8 +1008,8 @@ impl Chapters<'_> {
         }
         low_high.sort_by(f64::total_cmp);
         let texts: [fn(&[String]) -> String; 2] = [
-            |n| format!("by {} to {}% in the median", n[0], n[1]),
-            |n| format!("{} to {}% faster here", n[0], n[1]),
+            |n| format!("by {}% in the median", percent_range(n)),
+            |n| format!("{}% faster here", percent_range(n)),
         ];
         for text in texts {
             self.quotes.extend(quotes(
