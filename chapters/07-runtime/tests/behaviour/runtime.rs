@@ -264,16 +264,21 @@ fn metrics_num_alive_tasks_counts_and_returns_to_zero() {
 }
 
 /// A task that has exited is not alive, even while the worker that ran it
-/// stays busy or has gone idle: here 40 children, spawned from outside the
-/// runtime's workers, complete on the one worker, and then a task awaits
-/// them all and counts the tasks alive.
+/// stays busy: here a task has a thread outside the runtime spawn 40
+/// children, awaits them (they complete on the one worker, or the thread in
+/// `block_on`, which never goes idle meanwhile) and counts the tasks alive.
 #[test]
 fn metrics_num_alive_tasks_leaves_out_exited_tasks_while_the_worker_is_busy() {
     limit("num_alive_tasks, busy worker", || {
         let runtime = shim::builder().worker_threads(1).build().unwrap();
         let alive = runtime.block_on(async {
-            let children: Vec<_> = (0..40).map(|_| rt::spawn(async {})).collect();
             rt::spawn(async {
+                let handle = Handle::current();
+                let children = std::thread::spawn(move || {
+                    (0..40).map(|_| handle.spawn(async {})).collect::<Vec<_>>()
+                })
+                .join()
+                .unwrap();
                 for child in children {
                     child.await.unwrap();
                 }
