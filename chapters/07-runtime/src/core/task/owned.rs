@@ -142,7 +142,11 @@ impl<S: Schedule> OwnedTasks<S> {
         task.header()
             .owned_index
             .with_mut(|ptr| unsafe { *ptr = index });
-        shard.slots[index] = Some(task);
+        // The slot is free, so its old value (`None`) needs no drop: write
+        // without reading it. Reading it would wait for the cache line that
+        // the completing thread wrote last; a store waits for nothing.
+        debug_assert!(shard.slots[index].is_none(), "a free slot holds a task");
+        std::mem::forget(std::mem::replace(&mut shard.slots[index], Some(task)));
         shard.alive += 1;
         shard.spawned += 1;
         (join, Some(notified))
