@@ -146,7 +146,7 @@ impl<S: Schedule> OwnedTasks<S> {
         // without reading it. Reading it would wait for the cache line that
         // the completing thread wrote last; a store waits for nothing.
         debug_assert!(shard.slots[index].is_none(), "a free slot holds a task");
-        std::mem::forget(std::mem::replace(&mut shard.slots[index], Some(task)));
+        std::mem::forget(shard.slots[index].replace(task));
         shard.alive += 1;
         shard.spawned += 1;
         (join, Some(notified))
