@@ -6,11 +6,12 @@
 //! with a batch of the worker's completed tasks ([`OwnedTasks::release_batch`]),
 //! so that the thread that spawns and the worker that completes do not take
 //! a shard's lock turn about for every task. (A task the same worker
-//! spawned lately leaves at once: its shard's lines have not moved.) The list is split into shards, each a mutex around a slab (a
-//! vector of slots and a free list), and a task goes to the shard its id
-//! selects: spawns and completions on different workers rarely contend for
-//! the same lock, and insert and remove are O(1) with no allocation once the
-//! slab has grown. The task remembers its slot in its header.
+//! spawned lately leaves at once: its shard's lines have not moved.) The
+//! list is split into shards, each a mutex around a slab (a vector of slots
+//! and a free list), and a task goes to the shard its id selects: spawns
+//! and completions on different workers rarely contend for the same lock,
+//! and insert and remove are O(1) with no allocation once the slab has
+//! grown. The task remembers its slot in its header.
 //!
 //! Closing the list (at shutdown) marks every shard closed under its lock, so
 //! a task spawned after that is cancelled at once instead of being leaked.

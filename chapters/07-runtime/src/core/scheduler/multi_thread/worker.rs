@@ -93,10 +93,10 @@ pub(crate) struct WorkerCore {
     rand: FastRand,
     /// Tasks that completed here, not spawned here lately, still in the
     /// owned list, taken out together when there are `RELEASE_BATCH` of
-    /// them and at each maintenance tick. A parked worker keeps its last few until it wakes:
-    /// releasing them on the way to sleep, while another thread spawns
-    /// into the same shards, measured slower (`num_alive_tasks` leaves them
-    /// out either way).
+    /// them and at each maintenance tick. A parked worker keeps its last
+    /// few until it wakes: releasing them on the way to sleep, while
+    /// another thread spawns into the same shards, measured slower
+    /// (`num_alive_tasks` leaves them out either way).
     completed: Vec<Task<Arc<MultiThread>>>,
 }
 
