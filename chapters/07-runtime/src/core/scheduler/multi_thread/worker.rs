@@ -123,11 +123,12 @@ fn with_current_context<T, R>(item: T, f: impl FnOnce(&WorkerContext, T) -> R) -
     if cx.is_null() {
         return Err(item);
     }
-    // SAFETY: CURRENT is set by `run` to a WorkerContext that lives on that
-    // thread's stack for as long as the pointer is set, and is cleared
-    // before it is dropped; we are on that thread, and the reference does
-    // not outlive `f`.
-    Ok(f(unsafe { &*cx }, item))
+    // CURRENT is set by `run` to a WorkerContext on that thread's stack and
+    // cleared before the context is dropped; we are on that thread.
+    // SAFETY: non-null, so it points at this thread's live WorkerContext,
+    // and the reference does not outlive `f`.
+    let cx = unsafe { &*cx };
+    Ok(f(cx, item))
 }
 
 /// The index of the worker this thread is, if it is one
@@ -270,8 +271,9 @@ pub(crate) fn spawn_thread(
 pub(crate) fn block_in_place<R>(f: impl FnOnce() -> R) -> R {
     let cx = CURRENT.with(Cell::get);
     if !cx.is_null() {
-        // SAFETY: as in `with_current_context` (not called here: a closure
-        // would hide the caller's line from `hand_off_core`'s panic).
+        // Not through `with_current_context`: a closure would hide the
+        // caller's line from `hand_off_core`'s panic.
+        // SAFETY: as in `with_current_context`.
         let cx = unsafe { &*cx };
         cx.hand_off_core();
     } else if !context::blocking_allowed()
