@@ -14,6 +14,7 @@ pub mod api_gaps;
 pub mod audit_io_sync;
 pub mod audit_net_fs;
 pub mod audit_panic_words;
+pub mod audit_paused_time;
 pub mod audit_runtime_macros;
 pub mod audit_time_task;
 pub mod blocking;

@@ -558,8 +558,9 @@ impl Builder {
     pub fn build(&mut self) -> io::Result<Runtime> {
         assert!(
             !self.start_paused || self.current_thread,
-            "`time::pause()` requires the `current_thread` runtime: start_paused(true) needs \
-             Builder::new_current_thread, as only one thread can tell that the runtime is idle"
+            "`time::pause()` requires the `current_thread` Tokio runtime. This is the default \
+             Runtime used by `#[tokio::test]` (here: start_paused(true) needs \
+             Builder::new_current_thread, as only one thread can tell that the runtime is idle)"
         );
         let n_workers = match self.worker_threads {
             _ if self.current_thread => 1,

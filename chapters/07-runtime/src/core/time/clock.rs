@@ -116,8 +116,11 @@ impl Clock {
     /// Stops the clock.
     pub(crate) fn pause(&self) -> Result<(), &'static str> {
         if !self.can_pause {
-            return Err("`time::pause()` requires the `current_thread` runtime \
-                 (Builder::new_current_thread, the default of #[rt::test])");
+            return Err(
+                "`time::pause()` requires the `current_thread` Tokio runtime. \
+                 This is the default Runtime used by `#[tokio::test]` \
+                 (here: Builder::new_current_thread, the default of #[rt::test]).",
+            );
         }
         let mut reading = self.reading.lock();
         let Some(started) = reading.unfrozen.take() else {
@@ -147,10 +150,10 @@ impl Clock {
         // Checked, so that a duration too long for `Instant` (Tokio:
         // "such as `Duration::MAX`") panics in the caller with a message,
         // not inside this lock.
-        reading.base = reading
-            .base
-            .checked_add(duration)
-            .ok_or("time::advance(): the duration overflows the clock")?;
+        reading.base = reading.base.checked_add(duration).ok_or(
+            "overflow when adding duration to instant \
+                 (time::advance: the duration is too large for the clock)",
+        )?;
         Ok(())
     }
 

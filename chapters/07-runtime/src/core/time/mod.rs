@@ -78,8 +78,9 @@ pub mod error {
     /// Why a timer failed: Tokio's timer error, here for code that names or
     /// builds it. No public function returns it, in Tokio (a `Sleep` whose
     /// timer fails panics with "timer error: " and this message) or here,
-    /// where a timer outside a runtime panics, a duration too long to add
-    /// to now waits for ever, and the wheel has no capacity limit.
+    /// where a timer outside a runtime panics, a sleep's duration is capped
+    /// at thirty years (a timeout too long to add to now never expires),
+    /// and the wheel has no capacity limit.
     #[derive(Debug, Clone, Copy)]
     pub struct Error(Cause);
 
@@ -143,14 +144,20 @@ use crate::runtime::context;
 pub use std::time::Duration;
 
 /// The clock of the current runtime.
+///
+/// # Panics
+///
+/// Outside a runtime, with Tokio's words for `pause`, `resume` and
+/// `advance` alike ("time cannot be frozen from outside the Tokio
+/// runtime"); with `f`'s message if it fails.
 #[track_caller]
 fn with_clock<R>(what: &str, f: impl FnOnce(&clock::Clock) -> Result<R, &'static str>) -> R {
     let driver =
         match context::with_current(|handle| handle.map(|scheduler| scheduler.driver().clone())) {
             Some(driver) => driver,
             None => panic!(
-                "{} (rt::time::{what} called outside of a runtime)",
-                crate::runtime::NO_RUNTIME
+                "time cannot be frozen from outside the Tokio runtime \
+                 (rt::time::{what} called outside of a runtime)"
             ),
         };
     match f(driver.time.clock()) {
@@ -167,7 +174,8 @@ fn with_clock<R>(what: &str, f: impl FnOnce(&clock::Clock) -> Result<R, &'static
 ///
 /// Outside a runtime, on a multi-thread runtime, or if already paused. The
 /// messages of this function, [`resume`] and [`advance`] carry Tokio's
-/// words ("requires the `current_thread` runtime", "time is already
+/// words ("time cannot be frozen from outside the Tokio runtime",
+/// "requires the `current_thread` Tokio runtime", "time is already
 /// frozen", "time is not frozen"), which tests match with
 /// `should_panic(expected = ...)`.
 #[track_caller]
@@ -195,7 +203,10 @@ pub fn resume() {
 ///
 /// # Panics
 ///
-/// Outside a runtime, or if time is not paused.
+/// Outside a runtime, if time is not paused, or if `duration` is too large
+/// to add to the clock's reading (such as `Duration::MAX`), with the words
+/// of std's overflow ("overflow when adding duration to instant"); the
+/// clock is then left as it was.
 pub async fn advance(duration: Duration) {
     with_clock("advance", |clock| clock.advance(duration));
     crate::task::yield_now().await;

@@ -11,9 +11,13 @@
 //! sleep is ready, as Tokio's does; a `Timeout` polls its sleep with the
 //! budget unconstrained (see its `poll` for how Tokio's differs).
 //!
-//! A duration too long to add to `Instant::now()` (`Duration::MAX`, say)
-//! means "never": the deadline becomes about thirty years from now, as in
-//! Tokio, rather than a panic on overflow.
+//! Far-future durations follow Tokio's rules, so that nothing overflows:
+//! a `sleep`'s duration, an interval's period and `reset_after`'s delay
+//! are capped at about thirty years ("roughly 30 years from now"), so
+//! `sleep(Duration::MAX)` completes thirty years on (at once, under a
+//! paused clock that auto-advances); a `timeout`'s duration is not capped,
+//! and one too long to add to now (`Duration::MAX`) sets no timer at all:
+//! that timeout never elapses.
 //!
 //! Polling a timer whose runtime has shut down panics with a message that
 //! says so: the wheel will never turn again.
@@ -34,15 +38,19 @@ use std::sync::Arc;
 use std::task::{Context, Poll, ready};
 use std::time::Duration;
 
-/// About thirty years: the deadline of a duration too long to add to now.
+/// About thirty years: the longest a sleep, an interval's period or an
+/// interval's `reset_after` may be (Tokio's `safe_delay`).
 const FAR_FUTURE: Duration = Duration::from_secs(86_400 * 365 * 30);
 
-/// `now + duration` on the driver's clock, or the far future if that does
-/// not fit in an `Instant`.
-fn deadline_after(driver: &driver::DriverHandle, duration: Duration) -> Instant {
-    let now = Instant::from_std(driver.time.now());
-    now.checked_add(duration)
-        .unwrap_or_else(|| now + FAR_FUTURE)
+/// `duration`, capped at [`FAR_FUTURE`] so that adding it to now cannot
+/// overflow.
+fn safe_delay(duration: Duration) -> Duration {
+    duration.min(FAR_FUTURE)
+}
+
+/// Now, on the driver's clock.
+fn now_on(driver: &driver::DriverHandle) -> Instant {
+    Instant::from_std(driver.time.now())
 }
 
 /// The driver of the current runtime.
@@ -59,8 +67,9 @@ fn current_driver(what: &str) -> Arc<driver::DriverHandle> {
     }
 }
 
-/// Waits until `duration` has passed. A duration too long to represent
-/// (such as `Duration::MAX`) waits for ever.
+/// Waits until `duration` has passed. As in Tokio, the duration is capped
+/// at about thirty years: `sleep(Duration::MAX)` does not overflow, and its
+/// deadline is thirty years from now.
 ///
 /// Cancel safety: dropping it loses nothing; a new `sleep` starts afresh.
 ///
@@ -70,7 +79,7 @@ fn current_driver(what: &str) -> Arc<driver::DriverHandle> {
 #[track_caller]
 pub fn sleep(duration: Duration) -> Sleep {
     let driver = current_driver("sleep");
-    Sleep::new(deadline_after(&driver, duration), driver)
+    Sleep::new(now_on(&driver) + safe_delay(duration), driver)
 }
 
 /// Waits until `deadline`.
@@ -223,8 +232,10 @@ impl fmt::Debug for Sleep {
 }
 
 /// Runs `future` with a time limit: its output, or [`Elapsed`] if `duration`
-/// passes first (the future is then dropped, which cancels it). A duration
-/// too long to represent (such as `Duration::MAX`) never expires.
+/// passes first (the future is then dropped, which cancels it). As in
+/// Tokio, the duration is not capped (unlike a sleep's), and one too long
+/// to add to now (such as `Duration::MAX`) sets no timer: that timeout
+/// never expires.
 ///
 /// # Panics
 ///
@@ -232,9 +243,10 @@ impl fmt::Debug for Sleep {
 #[track_caller]
 pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoFuture> {
     let driver = current_driver("timeout");
+    let deadline = now_on(&driver).checked_add(duration);
     Timeout {
         future: Box::pin(future.into_future()),
-        sleep: Sleep::new(deadline_after(&driver, duration), driver),
+        sleep: deadline.map(|deadline| Sleep::new(deadline, driver)),
     }
 }
 
@@ -248,7 +260,7 @@ pub fn timeout<F: IntoFuture>(duration: Duration, future: F) -> Timeout<F::IntoF
 pub fn timeout_at<F: IntoFuture>(deadline: Instant, future: F) -> Timeout<F::IntoFuture> {
     Timeout {
         future: Box::pin(future.into_future()),
-        sleep: Sleep::new(deadline, current_driver("timeout_at")),
+        sleep: Some(Sleep::new(deadline, current_driver("timeout_at"))),
     }
 }
 
@@ -257,7 +269,9 @@ pub fn timeout_at<F: IntoFuture>(deadline: Instant, future: F) -> Timeout<F::Int
 #[must_use = "a Timeout does nothing unless awaited"]
 pub struct Timeout<F> {
     future: Pin<Box<F>>,
-    sleep: Sleep,
+    /// The time limit; `None` for a duration too long to add to now, which
+    /// never expires.
+    sleep: Option<Sleep>,
 }
 
 impl<F> Timeout<F> {
@@ -339,7 +353,9 @@ impl<F: Future> Future for Timeout<F> {
         // none after; otherwise it polls its `Sleep` under the budget, so
         // a `Timeout` polled with the budget already spent returns
         // `Pending` and reports `Elapsed` on a later poll.
-        let sleep = &mut self.sleep;
+        let Some(sleep) = self.sleep.as_mut() else {
+            return Poll::Pending;
+        };
         let expired = coop::with_budget(None, || sleep.poll_elapsed(cx)).is_ready();
         if expired {
             Poll::Ready(Err(Elapsed))
@@ -350,6 +366,8 @@ impl<F: Future> Future for Timeout<F> {
 }
 
 /// Ticks every `period`, starting now: the first `tick()` completes at once.
+/// As in Tokio, a period longer than about thirty years is capped there
+/// (`period()` reports the capped one).
 ///
 /// # Panics
 ///
@@ -365,12 +383,13 @@ pub fn interval(period: Duration) -> Interval {
             let driver = current_driver("interval");
             Sleep::new(Instant::from_std(driver.time.now()), driver)
         },
-        period,
+        period: safe_delay(period),
         missed_tick_behavior: MissedTickBehavior::default(),
     }
 }
 
-/// Ticks every `period`, starting at `start`.
+/// Ticks every `period`, starting at `start`; a period longer than about
+/// thirty years is capped there, as for [`interval`].
 ///
 /// # Panics
 ///
@@ -383,7 +402,7 @@ pub fn interval_at(start: Instant, period: Duration) -> Interval {
     );
     Interval {
         sleep: Sleep::new(start, current_driver("interval_at")),
-        period,
+        period: safe_delay(period),
         missed_tick_behavior: MissedTickBehavior::default(),
     }
 }
@@ -479,10 +498,11 @@ impl Interval {
         self.reset_at(now);
     }
 
-    /// Restarts the schedule: the next tick is `after` from now.
+    /// Restarts the schedule: the next tick is `after` from now (capped at
+    /// about thirty years, as in Tokio).
     pub fn reset_after(&mut self, after: Duration) {
         let now = self.sleep.now();
-        self.reset_at(now.checked_add(after).unwrap_or(now + FAR_FUTURE));
+        self.reset_at(now + safe_delay(after));
     }
 
     /// Restarts the schedule: the next tick is at `deadline`.
