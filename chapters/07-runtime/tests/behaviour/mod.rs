@@ -12,6 +12,7 @@ pub mod api_audit;
 pub mod api_diff;
 pub mod api_gaps;
 pub mod audit_io_sync;
+pub mod audit_io_utilities;
 pub mod audit_net_fs;
 pub mod audit_panic_words;
 pub mod audit_paused_time;

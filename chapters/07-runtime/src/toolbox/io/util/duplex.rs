@@ -58,7 +58,7 @@ pub struct DuplexStream {
 #[track_caller]
 // ANCHOR: duplex
 pub fn duplex(max_buf_size: usize) -> (DuplexStream, DuplexStream) {
-    assert!(max_buf_size > 0, "duplex: max_buf_size must be at least 1");
+    assert!(max_buf_size > 0, "`max_buf_size` must be greater than 0");
     let one_way = Arc::new(Mutex::new(Pipe::new(max_buf_size)));
     let other_way = Arc::new(Mutex::new(Pipe::new(max_buf_size)));
     let a = DuplexStream {
@@ -268,7 +268,7 @@ impl SimplexStream {
     /// If `max_buf_size` is 0, at the caller's line, as Tokio's does.
     #[track_caller]
     pub fn new_unsplit(max_buf_size: usize) -> SimplexStream {
-        assert!(max_buf_size > 0, "simplex: max_buf_size must be at least 1");
+        assert!(max_buf_size > 0, "`max_buf_size` must be greater than 0");
         SimplexStream {
             pipe: Mutex::new(Pipe::new(max_buf_size)),
         }

@@ -23,15 +23,22 @@ use std::task::{Context, Poll, ready};
 
 /// Moves bytes from `reader` into `out` up to and including `delimiter`.
 /// `Ready(Ok(true))`: the delimiter was found; `Ready(Ok(false))`: end of
-/// file came first. What was moved before a `Pending` stays in `out`.
-fn poll_read_until<R: AsyncBufRead + Unpin + ?Sized>(
+/// file came first. What was moved before a `Pending` or an error stays
+/// in `out`. A fill that fails with `Interrupted` is tried again, as in
+/// Tokio ("This function will ignore all instances of
+/// `ErrorKind::Interrupted`"). The loop of `read_until`, `read_line`,
+/// `next_line` and `next_segment`.
+pub(super) fn poll_read_until<R: AsyncBufRead + Unpin + ?Sized>(
     reader: &mut R,
     cx: &mut Context<'_>,
     delimiter: u8,
     out: &mut Vec<u8>,
 ) -> Poll<io::Result<bool>> {
     loop {
-        let available = ready!(Pin::new(&mut *reader).poll_fill_buf(cx))?;
+        let available = match ready!(Pin::new(&mut *reader).poll_fill_buf(cx)) {
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            filled => filled?,
+        };
         if available.is_empty() {
             return Poll::Ready(Ok(false));
         }

@@ -5,6 +5,8 @@
 //!
 //! * the extension traits: `read_ext.rs` ([`AsyncReadExt`](crate::io::AsyncReadExt)),
 //!   `write_ext.rs`, `buf_read_ext.rs` and `lines.rs`, `seek_ext.rs`;
+//! * `read_buf.rs`: Tokio's [`ReadBuf`](crate::io::ReadBuf), a buffer
+//!   that tracks how much of itself is filled and initialized;
 //! * buffering: `buf_reader.rs` (Tokio's `BufReader`, on `futures::io`'s)
 //!   and `buf_stream.rs`;
 //! * plumbing: `copy.rs` (`copy`, `copy_buf`, `copy_bidirectional`),
@@ -43,6 +45,7 @@ pub(crate) mod devices;
 pub(crate) mod duplex;
 pub(crate) mod join;
 pub(crate) mod lines;
+pub(crate) mod read_buf;
 pub(crate) mod read_ext;
 pub(crate) mod seek_ext;
 pub(crate) mod split;

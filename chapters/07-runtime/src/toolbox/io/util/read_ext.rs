@@ -15,13 +15,16 @@
 //! that is not `Unpin` is pinned first (`Box::pin`, `std::pin::pin!`).
 //!
 //! Where `futures::io` already has a future with Tokio's output type and
-//! behaviour (`read`, `read_to_end`, `take`, `chain`), it is reused.
-//! `read_to_string` is our own: `futures::io`'s empties `buf` when the
-//! bytes are not UTF-8, where Tokio leaves it as it was.
+//! behaviour (`read`, `take`, `chain`), it is reused. `read_to_string` is
+//! our own: `futures::io`'s empties `buf` when the bytes are not UTF-8,
+//! where Tokio leaves it as it was. So is `read_to_end`: Tokio's, like
+//! `read_exact` and the integer readers, tries a read again when it fails
+//! with `Interrupted` ("Errors of kind `Interrupted` are retried"), where
+//! `futures::io`'s ends with the error.
 //!
 //! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
-use futures::io::{AsyncRead, Chain, Read, ReadToEnd, Take};
+use futures::io::{AsyncRead, Chain, Read, Take};
 use std::future::Future;
 use std::io;
 use std::pin::Pin;
@@ -36,7 +39,8 @@ macro_rules! read_int {
             $(#[$doc])*
             ///
             /// End of file before the last byte is an error of kind
-            /// [`UnexpectedEof`](io::ErrorKind::UnexpectedEof). Reading
+            /// [`UnexpectedEof`](io::ErrorKind::UnexpectedEof); a read
+            /// that fails with `Interrupted` is tried again. Reading
             /// more than one byte is not cancel safe: dropped part-way,
             /// the bytes already read are lost.
             fn $name(&mut self) -> ReadInt<'_, Self, $ty>
@@ -80,15 +84,26 @@ pub trait AsyncReadExt: AsyncRead {
         /// Cancel safe: if the future is dropped before it completes (another
         /// branch of `select!` won), no data was read.
         fn read<'a>(&'a mut self, buf: &'a mut [u8]) -> Read<'a, Self>;
+    }
 
-        /// Reads until end of file, appending to `buf`; returns the number of
-        /// bytes appended. On an error the bytes read so far stay in `buf`.
-        ///
-        /// # Cancel safety
-        ///
-        /// Not cancel safe as a way of reading a whole stream: bytes read before
-        /// the future was dropped are in `buf`, and the stream is part-consumed.
-        fn read_to_end<'a>(&'a mut self, buf: &'a mut Vec<u8>) -> ReadToEnd<'a, Self>;
+    /// Reads until end of file, appending to `buf`; returns the number of
+    /// bytes appended. A read that fails with `Interrupted` is tried
+    /// again; on any other error the bytes read so far stay in `buf`.
+    ///
+    /// # Cancel safety
+    ///
+    /// Not cancel safe as a way of reading a whole stream: bytes read before
+    /// the future was dropped are in `buf`, and the stream is part-consumed.
+    fn read_to_end<'a>(&'a mut self, buf: &'a mut Vec<u8>) -> ReadToEnd<'a, Self>
+    where
+        Self: Unpin,
+    {
+        let start_len = buf.len();
+        ReadToEnd {
+            reader: self,
+            buf,
+            start_len,
+        }
     }
 
     /// Reads until end of file, appending to `buf`; returns the number of
@@ -115,7 +130,8 @@ pub trait AsyncReadExt: AsyncRead {
     /// Reads exactly `buf.len()` bytes and returns that count. End of file
     /// before the buffer is full is an error of kind
     /// [`UnexpectedEof`](io::ErrorKind::UnexpectedEof); the contents of
-    /// `buf` are then unspecified.
+    /// `buf` are then unspecified. A read that fails with `Interrupted` is
+    /// tried again.
     ///
     /// # Cancel safety
     ///
@@ -134,20 +150,22 @@ pub trait AsyncReadExt: AsyncRead {
 
     /// Reads some bytes into the spare capacity of `buf` (a `BytesMut`, a
     /// `Vec<u8>`, ...) and advances it; returns how many, 0 at end of file
-    /// or when `buf` has no room left. Ours reads through a buffer of up to
-    /// 8 KiB on the stack and copies what arrived, since `AsyncRead` wants
-    /// initialized memory.
+    /// or when `buf` has no room left. One read, of at most what
+    /// `buf.chunk_mut()` offers, as Tokio's: the room a `Vec` already has,
+    /// or 64 bytes more when it is full. Ours reads into a buffer of that
+    /// size (on the stack up to 8 KiB) and copies what arrived, since
+    /// `AsyncRead` wants initialized memory.
     ///
     /// # Cancel safety
     ///
     /// Cancel safe: if the future is dropped before it completes, no data
     /// was read.
-    fn read_buf<'a, B>(&'a mut self, buf: &'a mut B) -> ReadBuf<'a, Self, B>
+    fn read_buf<'a, B>(&'a mut self, buf: &'a mut B) -> ReadBufFuture<'a, Self, B>
     where
         Self: Unpin,
         B: bytes::BufMut + ?Sized,
     {
-        ReadBuf { reader: self, buf }
+        ReadBufFuture { reader: self, buf }
     }
 
     /// A reader that yields at most `limit` bytes of this one, then end of
@@ -263,7 +281,10 @@ fn poll_fill<R: AsyncRead + Unpin + ?Sized>(
     while *filled < buf.len() {
         // `Pending` here returns from `poll` with `filled` kept: the next
         // poll, after the waker fires, carries on where this one left off.
-        let n = ready!(Pin::new(&mut *reader).poll_read(cx, &mut buf[*filled..]))?;
+        let n = match ready!(Pin::new(&mut *reader).poll_read(cx, &mut buf[*filled..])) {
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            read => read?,
+        };
         if n == 0 {
             return Poll::Ready(Err(eof()));
         }
@@ -327,24 +348,78 @@ impl<R: AsyncRead + Unpin + ?Sized> Future for ReadToString<'_, R> {
     }
 }
 
-/// The future of [`AsyncReadExt::read_buf`].
+/// The future of [`AsyncReadExt::read_to_end`]: reads straight into the
+/// end of `buf`, growing it as it fills.
 #[must_use = "futures do nothing unless you `.await` or poll them"]
-pub struct ReadBuf<'a, R: ?Sized, B: ?Sized> {
+pub struct ReadToEnd<'a, R: ?Sized> {
     reader: &'a mut R,
-    buf: &'a mut B,
+    buf: &'a mut Vec<u8>,
+    /// The length of `buf` before the call: the count is what came after.
+    start_len: usize,
 }
 
-impl<R: AsyncRead + Unpin + ?Sized, B: bytes::BufMut + ?Sized> Future for ReadBuf<'_, R, B> {
+/// The room [`ReadToEnd`] makes at least, when `buf` has less spare.
+const READ_TO_END_MIN_ROOM: usize = 32;
+
+impl<R: AsyncRead + Unpin + ?Sized> Future for ReadToEnd<'_, R> {
     type Output = io::Result<usize>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
         let this = &mut *self;
-        let room = this.buf.remaining_mut().min(8 * 1024);
-        if room == 0 {
+        loop {
+            let len = this.buf.len();
+            if this.buf.capacity() - len < READ_TO_END_MIN_ROOM {
+                this.buf.reserve(READ_TO_END_MIN_ROOM);
+            }
+            // Lend the spare capacity, zeroed, then keep only what was read:
+            // `buf` never holds bytes that did not come from the reader.
+            let capacity = this.buf.capacity();
+            this.buf.resize(capacity, 0);
+            let read = Pin::new(&mut *this.reader).poll_read(cx, &mut this.buf[len..]);
+            let n = match &read {
+                Poll::Ready(Ok(n)) => (*n).min(capacity - len),
+                _ => 0,
+            };
+            this.buf.truncate(len + n);
+            match ready!(read) {
+                Ok(0) => return Poll::Ready(Ok(this.buf.len() - this.start_len)),
+                Ok(_) => {}
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => return Poll::Ready(Err(err)),
+            }
+        }
+    }
+}
+
+/// The future of [`AsyncReadExt::read_buf`].
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct ReadBufFuture<'a, R: ?Sized, B: ?Sized> {
+    reader: &'a mut R,
+    buf: &'a mut B,
+}
+
+/// The largest read [`ReadBufFuture`] makes through a buffer on the stack.
+const READ_BUF_STACK: usize = 8 * 1024;
+
+impl<R: AsyncRead + Unpin + ?Sized, B: bytes::BufMut + ?Sized> Future for ReadBufFuture<'_, R, B> {
+    type Output = io::Result<usize>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<usize>> {
+        let this = &mut *self;
+        if !this.buf.has_remaining_mut() {
             return Poll::Ready(Ok(0));
         }
-        let mut chunk = [0u8; 8 * 1024];
-        let n = ready!(Pin::new(&mut *this.reader).poll_read(cx, &mut chunk[..room]))?;
+        // One read of at most the buffer's current chunk, as Tokio's.
+        let room = this.buf.chunk_mut().len();
+        let mut on_stack = [0u8; READ_BUF_STACK];
+        let mut on_heap = Vec::new();
+        let chunk = if room <= READ_BUF_STACK {
+            &mut on_stack[..room]
+        } else {
+            on_heap.resize(room, 0);
+            &mut on_heap[..]
+        };
+        let n = ready!(Pin::new(&mut *this.reader).poll_read(cx, chunk))?;
         // A faulty reader may claim more than it was given.
         let read = chunk.get(..n).ok_or_else(|| {
             io::Error::new(

@@ -3,16 +3,20 @@
 //! The same pattern as `read_ext.rs`: the trait a stream implements has
 //! poll methods (`poll_write`, `poll_flush`, `poll_close`), and the
 //! extension trait, implemented for every writer, turns each into an
-//! awaitable method. `write`, `write_vectored`, `write_all` and `flush`
-//! reuse `futures::io`'s futures, whose outputs are Tokio's; `shutdown` is
+//! awaitable method. `write`, `write_vectored` and `flush` reuse
+//! `futures::io`'s futures, whose outputs are Tokio's; `shutdown` is
 //! Tokio's name for what `futures::io` calls `close`, and its future is
-//! written here; so are the integer writers.
+//! written here; so are the integer writers, and `write_all`, because
+//! Tokio's tries a write again when it fails with `Interrupted` ("Errors
+//! of kind `Interrupted` are ignored and the write is retried") where
+//! `futures::io`'s ends with the error. Every writer of a whole buffer
+//! here (`write_all`, `write_all_buf`, the integers) retries the same way.
 //!
 //! Book: Chapter 8, "Sockets", section "Tokio's names: the extension traits".
 
 use bytes::Buf;
 use bytes::buf::Take;
-use futures::io::{AsyncWrite, Flush, Write, WriteAll, WriteVectored};
+use futures::io::{AsyncWrite, Flush, Write, WriteVectored};
 use std::future::Future;
 use std::io::{self, Cursor, IoSlice};
 use std::pin::Pin;
@@ -26,7 +30,8 @@ macro_rules! write_int {
             $(#[$doc])*
             ///
             /// A write that accepts no byte is an error of kind
-            /// [`WriteZero`](io::ErrorKind::WriteZero). Not cancel safe for
+            /// [`WriteZero`](io::ErrorKind::WriteZero); one that fails with
+            /// `Interrupted` is tried again. Not cancel safe for
             /// more than one byte: dropped part-way, the bytes already
             /// written are gone and the rest are not sent.
             fn $name(&mut self, n: $ty) -> WriteInt<'_, Self>
@@ -62,16 +67,6 @@ pub trait AsyncWriteExt: AsyncWrite {
         /// Cancel safe, as [`write`](Self::write).
         fn write_vectored<'a>(&'a mut self, bufs: &'a [IoSlice<'a>]) -> WriteVectored<'a, Self>;
 
-        /// Writes the whole of `buf`, calling `poll_write` until it is all
-        /// accepted. A write that accepts no byte is an error of kind
-        /// [`WriteZero`](io::ErrorKind::WriteZero).
-        ///
-        /// # Cancel safety
-        ///
-        /// Not cancel safe: dropped part-way, some prefix of `buf` was written
-        /// and the caller cannot know how much.
-        fn write_all<'a>(&'a mut self, buf: &'a [u8]) -> WriteAll<'a, Self>;
-
         /// Waits until everything buffered in this writer (a [`BufWriter`]'s
         /// buffer, for example) has reached the device underneath.
         ///
@@ -81,6 +76,22 @@ pub trait AsyncWriteExt: AsyncWrite {
         ///
         /// [`BufWriter`]: crate::io::BufWriter
         fn flush(&mut self) -> Flush<'_, Self>;
+    }
+
+    /// Writes the whole of `buf`, calling `poll_write` until it is all
+    /// accepted. A write that accepts no byte is an error of kind
+    /// [`WriteZero`](io::ErrorKind::WriteZero); one that fails with
+    /// `Interrupted` is tried again; any other error ends the call.
+    ///
+    /// # Cancel safety
+    ///
+    /// Not cancel safe: dropped part-way, some prefix of `buf` was written
+    /// and the caller cannot know how much.
+    fn write_all<'a>(&'a mut self, buf: &'a [u8]) -> WriteAll<'a, Self>
+    where
+        Self: Unpin,
+    {
+        WriteAll { writer: self, buf }
     }
 
     /// Writes some of `buf` (a `Bytes`, a `BytesMut`, a `Cursor`, a
@@ -101,7 +112,8 @@ pub trait AsyncWriteExt: AsyncWrite {
 
     /// Writes the whole of `buf`, advancing it as each write is accepted. A
     /// write that accepts no byte is an error of kind
-    /// [`WriteZero`](io::ErrorKind::WriteZero).
+    /// [`WriteZero`](io::ErrorKind::WriteZero); one that fails with
+    /// `Interrupted` is tried again.
     ///
     /// # Cancel safety
     ///
@@ -221,6 +233,23 @@ impl<W: AsyncWrite + Unpin + ?Sized> Future for WriteInt<'_, W> {
     }
 }
 
+/// The future of [`AsyncWriteExt::write_all`].
+#[must_use = "futures do nothing unless you `.await` or poll them"]
+pub struct WriteAll<'a, W: ?Sized> {
+    writer: &'a mut W,
+    /// What is left to write.
+    buf: &'a [u8],
+}
+
+impl<W: AsyncWrite + Unpin + ?Sized> Future for WriteAll<'_, W> {
+    type Output = io::Result<()>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        let this = &mut *self;
+        poll_write_all(&mut *this.writer, cx, &mut this.buf)
+    }
+}
+
 /// The future of [`AsyncWriteExt::write_buf`].
 #[must_use = "futures do nothing unless you `.await` or poll them"]
 pub struct WriteBuf<'a, W: ?Sized, B> {
@@ -274,14 +303,18 @@ impl<W: AsyncWrite + Unpin + ?Sized, B: bytes::Buf> Future for WriteAllBuf<'_, W
 
 /// Writes all that remains of `buf`, advancing it past what each write
 /// accepts, so that a poll after `Pending` carries on: the loop of
-/// `write_all_buf` and of the integer writers.
+/// `write_all`, `write_all_buf` and of the integer writers. A write that
+/// fails with `Interrupted` is tried again, as Tokio's are.
 fn poll_write_all<W: AsyncWrite + Unpin + ?Sized, B: Buf + ?Sized>(
     writer: &mut W,
     cx: &mut Context<'_>,
     buf: &mut B,
 ) -> Poll<io::Result<()>> {
     while buf.has_remaining() {
-        let n = ready!(Pin::new(&mut *writer).poll_write(cx, buf.chunk()))?;
+        let n = match ready!(Pin::new(&mut *writer).poll_write(cx, buf.chunk())) {
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
+            written => written?,
+        };
         if n == 0 {
             return Poll::Ready(Err(io::ErrorKind::WriteZero.into()));
         }
