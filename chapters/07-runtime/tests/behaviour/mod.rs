@@ -11,6 +11,7 @@
 pub mod api_audit;
 pub mod api_diff;
 pub mod api_gaps;
+pub mod audit_current_thread;
 pub mod audit_io_sync;
 pub mod audit_io_utilities;
 pub mod audit_net_fs;

@@ -117,12 +117,17 @@ impl Drop for Guard {
 ///
 /// # Panics
 ///
-/// If called outside a task (in `block_on`'s own future, say).
+/// If called outside a task (in `block_on`'s own future, say), with
+/// Tokio's words: "Can't get a task id when not inside a task".
 #[track_caller]
 pub fn id() -> Id {
     match try_id() {
         Some(id) => id,
-        None => panic!("rt::task::id() called outside of a task"),
+        // Tokio's words first (a program's tests may match them).
+        None => panic!(
+            "Can't get a task id when not inside a task: rt::task::id() was called outside a \
+             task (block_on's own future is not a task); task::try_id() returns None there"
+        ),
     }
 }
 

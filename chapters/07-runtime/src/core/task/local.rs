@@ -26,9 +26,11 @@ use super::Id;
 use super::error::JoinError;
 use super::join::JoinHandle;
 use futures::channel::oneshot;
-use futures::future::{AbortHandle as FutureAbortHandle, Abortable, FutureExt, LocalBoxFuture};
+use futures::future::{
+    AbortHandle as FutureAbortHandle, Abortable, CatchUnwind, FutureExt, LocalBoxFuture,
+};
 use futures::stream::{FuturesUnordered, StreamExt};
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::pin::Pin;
@@ -56,6 +58,10 @@ struct LocalTasks {
     spawned: RefCell<Vec<LocalBoxFuture<'static, ()>>>,
     /// Whoever last polled the set, woken when a task is spawned.
     waker: RefCell<Option<Waker>>,
+    /// The set is being dropped: a task spawned now (by a destructor of
+    /// one of its tasks) is dropped at once, unpolled, as Tokio's closed
+    /// set does.
+    closed: Cell<bool>,
     /// The set's identity, unique among the runtimes and sets of this
     /// process ([`LocalSet::id`]).
     id: crate::runtime::Id,
@@ -76,6 +82,16 @@ impl Enter {
     fn new(shared: &Rc<LocalTasks>) -> Enter {
         let previous = CURRENT.with(|current| current.borrow_mut().replace(shared.clone()));
         Enter { previous }
+    }
+
+    /// As [`new`](Enter::new), or `None` on a thread whose thread-locals
+    /// are being destroyed (a set kept in one, dropped as its thread
+    /// exits).
+    fn try_new(shared: &Rc<LocalTasks>) -> Option<Enter> {
+        CURRENT
+            .try_with(|current| current.borrow_mut().replace(shared.clone()))
+            .ok()
+            .map(|previous| Enter { previous })
     }
 }
 
@@ -100,6 +116,28 @@ impl std::fmt::Debug for LocalSet {
     }
 }
 
+/// Dropping the set drops its tasks' futures (each task's handle then
+/// gives a cancelled [`JoinError`]). They are dropped with the set as the
+/// current one, as Tokio's are, so that a destructor may call
+/// [`spawn_local`]: the set, closed by then, drops that new task at once
+/// without polling it, and its handle says cancelled. `block_in_place` is
+/// refused there, as in the set's polls.
+impl Drop for LocalSet {
+    fn drop(&mut self) {
+        let shared = &self.shared;
+        shared.closed.set(true);
+        let _enter = Enter::try_new(shared);
+        let _no_block_in_place = crate::runtime::context::enter_local_set();
+        // Out of the cells first: a destructor may spawn (which looks at
+        // `spawned`) while they drop.
+        let running = std::mem::take(&mut *shared.running.borrow_mut());
+        let spawned = std::mem::take(&mut *shared.spawned.borrow_mut());
+        drop(running);
+        drop(spawned);
+        drop(shared.waker.borrow_mut().take());
+    }
+}
+
 impl LocalSet {
     /// An empty set.
     pub fn new() -> LocalSet {
@@ -108,6 +146,7 @@ impl LocalSet {
                 running: RefCell::new(FuturesUnordered::new()),
                 spawned: RefCell::new(Vec::new()),
                 waker: RefCell::new(None),
+                closed: Cell::new(false),
                 id: crate::runtime::Id::next(),
             }),
         }
@@ -186,28 +225,27 @@ impl LocalTasks {
         let (output, receiver) = oneshot::channel();
         let (abort, registration) = FutureAbortHandle::new_pair();
         let finished = Arc::new(AtomicBool::new(false));
-        let done = finished.clone();
-        let task = async move {
-            // A panic ends this task only, and reaches its handle.
-            let caught = AssertUnwindSafe(future).catch_unwind();
-            let result = match Abortable::new(caught, registration).await {
-                Ok(Ok(value)) => Ok(value),
-                Ok(Err(panic)) => Err(JoinError::panic(panic).with_id(id)),
-                Err(_aborted) => Err(JoinError::cancelled().with_id(id)),
-            };
-            done.store(true, Ordering::Release);
-            // The handle may be gone: nobody wants the output.
-            let _ = output.send(result);
+        // A panic ends this task only, and reaches its handle.
+        let caught = AssertUnwindSafe(future).catch_unwind();
+        let task = LocalTask {
+            id,
+            future: Some(Box::pin(Abortable::new(caught, registration))),
+            output: Some(output),
+            finished: finished.clone(),
         };
-        self.spawned.borrow_mut().push(
-            WithId {
-                id,
-                future: Some(task.boxed_local()),
+        let task = WithId {
+            id,
+            future: Some(task.boxed_local()),
+        }
+        .boxed_local();
+        if self.closed.get() {
+            // The set is being dropped: the task never runs.
+            drop(task);
+        } else {
+            self.spawned.borrow_mut().push(task);
+            if let Some(waker) = self.waker.borrow().as_ref() {
+                waker.wake_by_ref();
             }
-            .boxed_local(),
-        );
-        if let Some(waker) = self.waker.borrow().as_ref() {
-            waker.wake_by_ref();
         }
         LocalJoinHandle {
             receiver,
@@ -237,6 +275,65 @@ impl LocalTasks {
         // More may be ready: come back after the thread's other work.
         cx.waker().wake_by_ref();
         Poll::Pending
+    }
+}
+
+/// A local task's future as its handle needs it: the output (or error) is
+/// sent to the handle, and `finished` set, only once the future has been
+/// dropped, so that whoever sees the task finished (by its handle or
+/// `is_finished`) sees its destructor done, as Tokio guarantees. That
+/// holds also when the task is dropped unfinished, with its set: the
+/// handle then reads a cancellation (or the panic the future's drop
+/// raised).
+struct LocalTask<F: Future> {
+    id: Id,
+    /// `None` once the future is done or dropped.
+    #[allow(clippy::type_complexity)]
+    future: Option<Pin<Box<Abortable<CatchUnwind<AssertUnwindSafe<F>>>>>>,
+    /// `None` once the result is sent.
+    output: Option<oneshot::Sender<Result<F::Output, JoinError>>>,
+    finished: Arc<AtomicBool>,
+}
+
+impl<F: Future> Future for LocalTask<F> {
+    type Output = ();
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let this = &mut *self;
+        let Some(future) = this.future.as_mut() else {
+            return Poll::Ready(());
+        };
+        let result = match future.as_mut().poll(cx) {
+            Poll::Pending => return Poll::Pending,
+            Poll::Ready(Ok(Ok(value))) => Ok(value),
+            Poll::Ready(Ok(Err(panic))) => Err(JoinError::panic(panic).with_id(this.id)),
+            Poll::Ready(Err(_aborted)) => Err(JoinError::cancelled().with_id(this.id)),
+        };
+        // What the future still holds (an aborted one, all of it) drops
+        // now; a panic there does not change the result, as in any task.
+        let _ = std::panic::catch_unwind(AssertUnwindSafe(|| this.future = None));
+        this.finished.store(true, Ordering::Release);
+        if let Some(output) = this.output.take() {
+            // The handle may be gone: nobody wants the output.
+            let _ = output.send(result);
+        }
+        Poll::Ready(())
+    }
+}
+
+impl<F: Future> Drop for LocalTask<F> {
+    fn drop(&mut self) {
+        if self.future.is_none() {
+            return;
+        }
+        // Dropped unfinished: the future first, then the handle is told.
+        let dropped = std::panic::catch_unwind(AssertUnwindSafe(|| self.future = None));
+        self.finished.store(true, Ordering::Release);
+        if let (Err(panic), Some(output)) = (dropped, self.output.take()) {
+            let _ = output.send(Err(JoinError::panic(panic).with_id(self.id)));
+        }
+        // A sender still here drops with the task: the handle reads that
+        // as a cancellation.
     }
 }
 
@@ -358,8 +455,8 @@ impl<T> LocalJoinHandle<T> {
         self.abort.abort();
     }
 
-    /// True once the task has finished (with an output, a panic, or by
-    /// abort).
+    /// True once the task has finished (with an output, a panic, by
+    /// abort, or dropped with its set).
     pub(crate) fn is_finished(&self) -> bool {
         self.finished.load(Ordering::Acquire)
     }
