@@ -191,8 +191,14 @@ fn dropping_sockets_deregisters_them() {
 }
 
 #[test]
-fn a_socket_outside_a_runtime_is_an_error() {
+fn a_socket_outside_a_runtime_panics_with_tokios_words() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let error = TcpListener::from_std(listener).unwrap_err();
-    assert!(error.to_string().contains("no runtime"), "{error}");
+    let panic = std::panic::catch_unwind(move || {
+        // Not unwrapped: the panic must come from `from_std` itself, as
+        // Tokio's does, not from a caller that unwraps an error.
+        let _ = TcpListener::from_std(listener);
+    })
+    .expect_err("a socket was made outside a runtime");
+    let message = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(message.contains("there is no reactor running"), "{message}");
 }

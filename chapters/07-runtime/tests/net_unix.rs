@@ -103,13 +103,24 @@ fn a_vectored_write_sends_every_buffer_at_once() {
 }
 
 /// A `UnixDatagram` needs the runtime's driver, as every socket does: made
-/// outside a runtime it is an error (where Tokio panics), never a socket
-/// that no driver watches.
+/// outside a runtime it panics with Tokio's words, as Tokio's does, never a
+/// socket that no driver watches.
 #[test]
-fn a_unix_datagram_outside_a_runtime_is_an_error() {
+fn a_unix_datagram_outside_a_runtime_panics() {
+    fn panic_of(f: impl FnOnce() + std::panic::UnwindSafe) -> String {
+        let payload = std::panic::catch_unwind(f).expect_err("made outside a runtime");
+        payload
+            .downcast_ref::<String>()
+            .cloned()
+            .unwrap_or_default()
+    }
     let (std_socket, _peer) = std::os::unix::net::UnixDatagram::pair().unwrap();
-    let error = rt::net::UnixDatagram::from_std(std_socket).unwrap_err();
-    assert!(error.to_string().contains("no runtime"), "{error}");
-    let error = rt::net::UnixDatagram::pair().unwrap_err();
-    assert!(error.to_string().contains("no runtime"), "{error}");
+    let message = panic_of(move || {
+        let _ = rt::net::UnixDatagram::from_std(std_socket);
+    });
+    assert!(message.contains("there is no reactor running"), "{message}");
+    let message = panic_of(|| {
+        let _ = rt::net::UnixDatagram::pair();
+    });
+    assert!(message.contains("there is no reactor running"), "{message}");
 }

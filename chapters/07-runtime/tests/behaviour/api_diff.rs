@@ -8,8 +8,8 @@
 //! * `runtime::is_rt_shutdown_err`: true for the error of an accept on a
 //!   listener whose runtime was dropped (Tokio's own example), false for
 //!   another error of kind `Other`.
-//! * A socket made outside a runtime: Tokio panics; the words of its panic
-//!   are in what a test sees either way.
+//! * A socket, a `bind` or a signal listener made outside a runtime:
+//!   Tokio panics, in its words, and so do we.
 //! * `EnterGuard<'a>` borrows the runtime, so it can be named with its
 //!   lifetime in a struct.
 //! * `Stdin`, `Stdout` and `Stderr` lend descriptors 0, 1 and 2
@@ -82,16 +82,43 @@ fn the_error_of_a_socket_whose_runtime_was_dropped_is_a_shutdown_error() {
     });
 }
 
-/// Outside a runtime, a socket cannot be registered: Tokio panics with its
-/// "no reactor" words, and a test that unwraps finds them either way.
+/// Outside a runtime, a socket cannot be registered: `from_std` itself
+/// panics with Tokio's "no reactor" words (the result is not unwrapped).
 #[test]
 fn a_socket_made_outside_a_runtime_fails_with_tokios_words() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     listener.set_nonblocking(true).unwrap();
     let caught = expect_panic("TcpListener::from_std outside a runtime", move || {
-        rt::net::TcpListener::from_std(listener).unwrap()
+        let _ = rt::net::TcpListener::from_std(listener);
     });
     caught.assert_says("there is no reactor running");
+}
+
+/// The same panic for every kind of registration Tokio documents it for:
+/// a UDP socket and a Unix pair made outside a runtime, a `bind` polled by
+/// an executor that is no runtime, and a signal listener ("This function
+/// panics if there is no current reactor set").
+#[test]
+fn sockets_binds_and_signals_outside_a_runtime_panic_with_tokios_words() {
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_nonblocking(true).unwrap();
+    expect_panic("UdpSocket::from_std outside a runtime", move || {
+        let _ = rt::net::UdpSocket::from_std(udp);
+    })
+    .assert_says("there is no reactor running");
+    expect_panic("UnixDatagram::pair outside a runtime", || {
+        let _ = rt::net::UnixDatagram::pair();
+    })
+    .assert_says("there is no reactor running");
+    expect_panic("TcpListener::bind polled outside a runtime", || {
+        let _ = futures::executor::block_on(rt::net::TcpListener::bind("127.0.0.1:0"));
+    })
+    .assert_says("there is no reactor running");
+    expect_panic("signal outside a runtime", || {
+        let kind = rt::signal::unix::SignalKind::user_defined2();
+        let _ = rt::signal::unix::signal(kind);
+    })
+    .assert_says("there is no reactor running");
 }
 
 /// A struct that holds the guard names its lifetime, as with Tokio's.

@@ -15,6 +15,7 @@ pub mod audit_current_thread;
 pub mod audit_io_sync;
 pub mod audit_io_utilities;
 pub mod audit_net_fs;
+pub mod audit_net_fs_process;
 pub mod audit_panic_words;
 pub mod audit_paused_time;
 pub mod audit_runtime_macros;

@@ -70,7 +70,9 @@ pub(crate) fn direction_of(interest: Interest) -> Direction {
 
 impl<S: mio::event::Source> RegisteredSource<S> {
     /// Registers `source` with the current runtime's driver, for
-    /// `interest`. Fails (with an error, not a panic) outside a runtime.
+    /// `interest`. Panics outside a runtime, as Tokio's sockets do (see
+    /// [`Registration::new`]).
+    #[track_caller]
     pub(crate) fn new(mut source: S, interest: mio::Interest) -> io::Result<Self> {
         let registration = Registration::new(&mut source, interest)?;
         Ok(RegisteredSource {
@@ -81,6 +83,7 @@ impl<S: mio::event::Source> RegisteredSource<S> {
 
     /// Registers `source` for both directions: a stream or a datagram
     /// socket.
+    #[track_caller]
     pub(crate) fn new_duplex(source: S) -> io::Result<Self> {
         RegisteredSource::new(source, mio::Interest::READABLE | mio::Interest::WRITABLE)
     }

@@ -46,24 +46,28 @@ pub(crate) struct Registration {
 }
 
 impl Registration {
-    /// Registers `source` with the current runtime's driver.
+    /// Registers `source` with the current runtime's driver. Fails if the
+    /// runtime has shut down, or if epoll refuses the descriptor.
     ///
-    /// Fails with an error outside a runtime, where Tokio panics; the error
-    /// carries Tokio's words, so that a test that expects the panic finds
-    /// them in the message of the `unwrap` that fails.
+    /// # Panics
+    ///
+    /// Outside a runtime, as Tokio's registration does, in Tokio's words
+    /// (its socket constructors, `AsyncFd::new` and `signal` document the
+    /// panic): a socket that no driver watches would never be woken.
+    #[track_caller]
     pub(crate) fn new(
         source: &mut impl mio::event::Source,
         interest: Interest,
     ) -> io::Result<Registration> {
-        let driver =
+        let Some(driver) =
             context::with_current(|handle| handle.map(|scheduler| scheduler.driver().clone()))
-                .ok_or_else(|| {
-                    io::Error::other(format!(
-                        "{} (no runtime: sockets must be created inside rt::Runtime, in a task, \
-                     in block_on, or under Handle::enter)",
-                        crate::runtime::NO_RUNTIME
-                    ))
-                })?;
+        else {
+            panic!(
+                "{} (sockets, pipes, `AsyncFd` and signals are registered with the current \
+                 runtime: make them in a task, in block_on, or under Handle::enter)",
+                crate::runtime::NO_RUNTIME
+            );
+        };
         let (token, io) = driver.io.register(source, interest)?;
         Ok(Registration { driver, token, io })
     }

@@ -105,8 +105,9 @@ fn mio_interest(interest: Interest) -> mio::Interest {
 
 impl<T: AsRawFd> AsyncFd<T> {
     /// Registers `inner`'s descriptor for reading and writing, handing
-    /// `inner` back with the error on failure (outside a runtime, or a
-    /// descriptor epoll refuses: a regular file gets `EPERM`).
+    /// `inner` back with the error on failure (a runtime that has shut
+    /// down, or a descriptor epoll refuses: a regular file gets `EPERM`).
+    /// Outside a runtime it panics, as Tokio's does.
     ///
     /// # Safety
     ///

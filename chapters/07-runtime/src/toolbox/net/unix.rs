@@ -44,6 +44,20 @@ use crate::io_driver::registered_source::RegisteredSource;
 use std::io;
 use std::path::Path;
 
+/// The socket address `path` names: the file at that path, or, when its
+/// first byte is NUL, the abstract name made of the bytes after it (Linux's
+/// namespace of socket names that are not files). Tokio reads a path that
+/// way in `UnixListener::bind` and `UnixStream::connect` (since 1.39.3);
+/// `std` and `mio` refuse a NUL in a path.
+fn socket_addr_of(path: &Path) -> io::Result<SocketAddr> {
+    use std::os::linux::net::SocketAddrExt;
+    use std::os::unix::ffi::OsStrExt;
+    match path.as_os_str().as_bytes().strip_prefix(b"\0") {
+        Some(name) => SocketAddr::from_abstract_name(name),
+        None => SocketAddr::from_pathname(path),
+    }
+}
+
 /// A listening Unix-domain socket.
 #[derive(Debug)]
 pub struct UnixListener {
@@ -58,8 +72,11 @@ pub struct UnixStream {
 
 impl UnixListener {
     /// Binds to `path` (which must not exist yet); call inside a runtime.
+    ///
+    /// As with Tokio on Linux, a `path` whose first byte is NUL (`"\0name"`)
+    /// binds the abstract name after that byte instead of a file.
     pub fn bind(path: impl AsRef<Path>) -> io::Result<UnixListener> {
-        UnixListener::from_mio(mio::net::UnixListener::bind(path)?)
+        UnixListener::bind_addr(&socket_addr_of(path.as_ref())?)
     }
 
     /// Binds to `socket_addr`, which may name a path or (Linux) an
@@ -94,9 +111,10 @@ impl UnixListener {
 }
 
 impl UnixStream {
-    /// Connects to the socket at `path`.
+    /// Connects to the socket at `path`; as for [`UnixListener::bind`], a
+    /// `path` whose first byte is NUL names an abstract socket (Linux).
     pub async fn connect(path: impl AsRef<Path>) -> io::Result<UnixStream> {
-        UnixStream::connect_mio(mio::net::UnixStream::connect(path)?).await
+        UnixStream::connect_addr(&socket_addr_of(path.as_ref())?).await
     }
 
     /// Connects to the socket `socket_addr` names: a path or (Linux) an

@@ -27,8 +27,9 @@ use std::task::{Context, Poll, ready};
 /// only completes these futures. Any number of `ctrl_c()` futures may wait
 /// at once, in any tasks and runtimes; each SIGINT completes them all.
 ///
-/// Fails outside a runtime, or if the handler or the pipe cannot be set
-/// up, or once the runtime has shut down.
+/// Fails if the handler or the pipe cannot be set up, or once the runtime
+/// has shut down; panics when first polled outside a runtime, as Tokio's
+/// does ("there is no reactor running").
 ///
 /// ```no_run
 /// # rt::Runtime::new().unwrap().block_on(async {
@@ -57,12 +58,14 @@ pub(super) struct Listener {
 
 impl Listener {
     pub(super) fn subscribe(signal: libc::c_int) -> io::Result<Listener> {
-        // Outside a runtime, fail before installing the handler: otherwise
+        // Outside a runtime, panic as Tokio's `signal` does ("there is no
+        // reactor running"), before installing the handler: otherwise
         // Ctrl-C would stop terminating a process that has no listener.
         if crate::runtime::Handle::try_current().is_err() {
-            return Err(io::Error::other(
-                "no runtime: signals must be awaited inside rt::Runtime",
-            ));
+            panic!(
+                "{} (signals are listened for on the current runtime)",
+                crate::runtime::NO_RUNTIME
+            );
         }
         let (seen, pipe) = self_pipe::subscribe(signal)?;
         let mut pipe = mio::net::UnixStream::from_std(pipe);

@@ -116,8 +116,12 @@ const FORBIDDEN: [libc::c_int; 5] = [
 /// seen. The first call for a signal installs its handler for the rest of
 /// the process, replacing the default action (for SIGTERM: terminate).
 ///
-/// Fails outside a runtime, for a forbidden or invalid signal, or if the
-/// handler cannot be installed.
+/// Fails for a forbidden or invalid signal, or if the handler cannot be
+/// installed.
+///
+/// # Panics
+///
+/// Outside a runtime, as Tokio's does ("there is no reactor running").
 ///
 /// ```no_run
 /// use rt::signal::unix::{signal, SignalKind};
