@@ -10,7 +10,7 @@ use super::task_hooks::{TaskCallback, TaskHooks, TaskMeta};
 use crate::scheduler::{self, RuntimeConfig, Scheduler};
 use std::fmt;
 use std::io;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock, Weak};
 use std::time::Duration;
 
 // ANCHOR: interval
@@ -76,15 +76,40 @@ type Callback = Arc<dyn Fn() + Send + Sync + 'static>;
 /// [`Builder::on_thread_start`] and [`Builder::on_thread_stop`], run by
 /// every thread the runtime starts: the workers (including one started to
 /// take over from a `block_in_place`) and the blocking pool's threads.
+///
+/// As in Tokio, both run with the runtime entered: `Handle::current()`
+/// inside a hook is the runtime whose thread it is. The hooks only know
+/// the runtime weakly (a runtime's config holds its hooks, so a strong
+/// reference would be a cycle), through a slot shared by the copies one
+/// [`Builder::build`] makes and filled once the runtime exists.
 #[derive(Clone, Default)]
 pub(crate) struct ThreadHooks {
     start: Option<Callback>,
     stop: Option<Callback>,
+    /// The runtime the hooks belong to, set by `build` before it starts
+    /// any thread.
+    runtime: Arc<OnceLock<WeakScheduler>>,
     /// [`Builder::on_thread_park`] / [`Builder::on_thread_unpark`]: run by
     /// the workers (and the current-thread runtime's `block_on`) around
     /// each idle period; not by blocking threads.
     park: Option<Callback>,
     unpark: Option<Callback>,
+}
+
+/// A runtime's handle, held weakly: see [`ThreadHooks`].
+enum WeakScheduler {
+    CurrentThread(Weak<scheduler::CurrentThread>),
+    MultiThread(Weak<scheduler::MultiThread>),
+}
+
+impl WeakScheduler {
+    /// The runtime, if it is still there.
+    fn upgrade(&self) -> Option<Scheduler> {
+        match self {
+            WeakScheduler::CurrentThread(weak) => weak.upgrade().map(Scheduler::CurrentThread),
+            WeakScheduler::MultiThread(weak) => weak.upgrade().map(Scheduler::MultiThread),
+        }
+    }
 }
 
 /// Runs the unpark hook when dropped; see [`ThreadHooks::parking`].
@@ -103,19 +128,48 @@ impl ThreadHooks {
     /// runs even if `body` panics.
     pub(crate) fn run<R>(&self, body: impl FnOnce() -> R) -> R {
         /// Runs the stop hook when dropped.
-        struct Stop<'a>(Option<&'a Callback>);
+        struct Stop<'a>(Option<(&'a ThreadHooks, &'a Callback)>);
         impl Drop for Stop<'_> {
             fn drop(&mut self) {
-                if let Some(stop) = self.0 {
-                    stop();
+                if let Some((hooks, stop)) = self.0 {
+                    hooks.in_runtime(stop);
                 }
             }
         }
         if let Some(start) = &self.start {
-            start();
+            self.in_runtime(start);
         }
-        let _stop = Stop(self.stop.as_ref());
+        let _stop = Stop(self.stop.as_ref().map(|stop| (self, stop)));
         body()
+    }
+
+    /// Copies of the callbacks, for one new runtime: a slot of its own,
+    /// so that two runtimes built by one builder each find themselves.
+    fn for_new_runtime(&self) -> ThreadHooks {
+        ThreadHooks {
+            runtime: Arc::default(),
+            ..self.clone()
+        }
+    }
+
+    /// Names the runtime the hooks run in; see [`ThreadHooks::run`].
+    fn belong_to(&self, scheduler: &Scheduler) {
+        let weak = match scheduler {
+            Scheduler::CurrentThread(handle) => {
+                WeakScheduler::CurrentThread(Arc::downgrade(handle))
+            }
+            Scheduler::MultiThread(handle) => WeakScheduler::MultiThread(Arc::downgrade(handle)),
+        };
+        // Set once, by the build that made this copy.
+        let _ = self.runtime.set(weak);
+    }
+
+    /// Runs a start or stop hook with its runtime entered (if it is still
+    /// there: a thread may outlive a runtime shut down in the background).
+    fn in_runtime(&self, hook: &Callback) {
+        let scheduler = self.runtime.get().and_then(WeakScheduler::upgrade);
+        let _enter = scheduler.map(super::context::set_current);
+        hook();
     }
 
     /// The thread is about to go idle: runs the park hook now and returns
@@ -567,6 +621,7 @@ impl Builder {
             Some(n) => n,
             None => std::thread::available_parallelism().map_or(1, usize::from),
         };
+        let thread_hooks = self.thread_hooks.for_new_runtime();
         let config = RuntimeConfig {
             global_queue_interval: self.global_queue_interval,
             event_interval: self.event_interval,
@@ -583,7 +638,7 @@ impl Builder {
             current_thread: self.current_thread,
             start_paused: self.start_paused,
             trace_capacity: self.trace_capacity,
-            thread_hooks: self.thread_hooks.clone(),
+            thread_hooks: thread_hooks.clone(),
             task_hooks: TaskHooks::new(
                 self.task_spawn.clone(),
                 self.before_task_poll.clone(),
@@ -599,7 +654,7 @@ impl Builder {
             keep_alive: self.thread_keep_alive,
             thread_name: format!("{}-blocking", self.thread_name),
             thread_name_fn: self.thread_name_fn.clone(),
-            thread_hooks: self.thread_hooks.clone(),
+            thread_hooks: thread_hooks.clone(),
             task_terminate: self.task_terminate.clone(),
             stack_size: self.thread_stack_size,
         });
@@ -608,11 +663,15 @@ impl Builder {
             config.start_paused,
         )?);
         if self.current_thread {
-            let scheduler = scheduler::CurrentThread::new(config, driver, blocking);
-            return Ok(Runtime::new_unstarted(Scheduler::CurrentThread(scheduler)));
+            let scheduler =
+                Scheduler::CurrentThread(scheduler::CurrentThread::new(config, driver, blocking));
+            thread_hooks.belong_to(&scheduler);
+            return Ok(Runtime::new_unstarted(scheduler));
         }
         let (workers, cores) = scheduler::multi_thread::create(n_workers, config, driver, blocking);
-        let mut runtime = Runtime::new_unstarted(Scheduler::MultiThread(workers.clone()));
+        let scheduler = Scheduler::MultiThread(workers.clone());
+        thread_hooks.belong_to(&scheduler);
+        let mut runtime = Runtime::new_unstarted(scheduler);
         for (index, (core, parker)) in cores.into_iter().enumerate() {
             let name = match &self.thread_name_fn {
                 Some(name) => name(),

@@ -66,12 +66,20 @@ pub struct LocalKey<T: 'static> {
 }
 
 /// The key was read outside a scope that set it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq)]
 pub struct AccessError(());
 
+/// Prints `AccessError`, as Tokio's does (no fields to show).
+impl fmt::Debug for AccessError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AccessError").finish()
+    }
+}
+
+/// Tokio's words, padded to the formatter's width if one is asked for.
 impl fmt::Display for AccessError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("task-local value not set")
+        f.pad("task-local value not set")
     }
 }
 
