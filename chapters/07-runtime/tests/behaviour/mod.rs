@@ -19,6 +19,7 @@ pub mod audit_net_fs_process;
 pub mod audit_panic_words;
 pub mod audit_paused_time;
 pub mod audit_runtime_macros;
+pub mod audit_sync_channels;
 pub mod audit_tasks_macros;
 pub mod audit_time_task;
 pub mod blocking;
