@@ -504,15 +504,14 @@ fn remote_spawns_wait_in_the_global_queue_while_the_workers_are_busy() {
     });
 }
 
-/// `Runtime::shutdown_timeout`: "Shuts down the runtime, waiting for at
-/// most duration for all spawned work to stop." A task stuck in blocking
-/// code on a worker does not hold the call past its timeout.
-#[test]
-fn shutdown_timeout_returns_while_a_worker_is_stuck_in_a_task() {
-    if !shim::MULTI_THREAD {
-        return; // on a current-thread runtime the task would run in block_on
-    }
-    limit("shutdown_timeout with a stuck worker", || {
+/// Runs a task that spins on a worker until released, then `shutdown`s
+/// the runtime while it spins (the call must return: `limit` fails a
+/// hang), and only then releases the task.
+fn shut_down_with_a_stuck_worker(
+    what: &str,
+    shutdown: impl FnOnce(rt::runtime::Runtime) + Send + 'static,
+) {
+    limit(what, move || {
         let runtime = shim::runtime();
         let running = Arc::new(AtomicBool::new(false));
         let release = Arc::new(AtomicBool::new(false));
@@ -524,8 +523,21 @@ fn shutdown_timeout_returns_while_a_worker_is_stuck_in_a_task() {
             });
         }
         spin_until(&running);
-        runtime.shutdown_timeout(Duration::from_millis(50));
+        shutdown(runtime);
         release.store(true, Ordering::SeqCst);
+    });
+}
+
+/// `Runtime::shutdown_timeout`: "Shuts down the runtime, waiting for at
+/// most duration for all spawned work to stop." A task stuck in blocking
+/// code on a worker does not hold the call past its timeout.
+#[test]
+fn shutdown_timeout_returns_while_a_worker_is_stuck_in_a_task() {
+    if !shim::MULTI_THREAD {
+        return; // on a current-thread runtime the task would run in block_on
+    }
+    shut_down_with_a_stuck_worker("shutdown_timeout with a stuck worker", |runtime| {
+        runtime.shutdown_timeout(Duration::from_millis(50))
     });
 }
 
@@ -537,21 +549,10 @@ fn shutdown_background_returns_while_a_worker_is_stuck_in_a_task() {
     if !shim::MULTI_THREAD {
         return; // on a current-thread runtime the task would run in block_on
     }
-    limit("shutdown_background with a stuck worker", || {
-        let runtime = shim::runtime();
-        let running = Arc::new(AtomicBool::new(false));
-        let release = Arc::new(AtomicBool::new(false));
-        {
-            let (running, release) = (running.clone(), release.clone());
-            runtime.spawn(async move {
-                running.store(true, Ordering::SeqCst);
-                spin_until(&release);
-            });
-        }
-        spin_until(&running);
-        runtime.shutdown_background();
-        release.store(true, Ordering::SeqCst);
-    });
+    shut_down_with_a_stuck_worker(
+        "shutdown_background with a stuck worker",
+        rt::runtime::Runtime::shutdown_background,
+    );
 }
 
 /// `Builder::thread_keep_alive`: "Sets a custom timeout for a thread in

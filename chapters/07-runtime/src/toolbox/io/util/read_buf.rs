@@ -57,11 +57,11 @@ impl<'a> ReadBuf<'a> {
         for byte in buf.iter_mut() {
             byte.write(0);
         }
-        // SAFETY: every element of `buf` was written just above, so all of
-        // it is initialized, and `MaybeUninit<u8>` has the size, alignment
-        // and layout of `u8`. The view borrows `buf` for all of `'a`, and
-        // only ever stores `u8` values into it, so the bytes are still
-        // initialized when the caller's borrow is given back.
+        // The view borrows `buf` for all of `'a` and only ever stores `u8`
+        // values into it, so the bytes are still initialized when the
+        // caller's borrow is given back.
+        // SAFETY: every element was written just above, and `MaybeUninit<u8>`
+        // has the size, alignment and layout of `u8`.
         let buf = unsafe { &mut *(buf as *mut [MaybeUninit<u8>] as *mut [u8]) };
         ReadBuf {
             buf,
@@ -240,9 +240,11 @@ mod tests {
         buf.initialize_unfilled()[0] = b'd';
         buf.advance(1);
         assert_eq!(buf.filled(), b"abcd");
-        // SAFETY: every byte a `ReadBuf` lends is initialized (written by
-        // `uninit` or by the reads above).
-        let bytes: Vec<u8> = memory.iter().map(|b| unsafe { b.assume_init() }).collect();
+        let bytes: Vec<u8> = memory
+            .iter()
+            // SAFETY: `uninit` wrote every byte (and the reads above some).
+            .map(|byte| unsafe { byte.assume_init() })
+            .collect();
         assert_eq!(&bytes[..4], b"abcd");
     }
 }
